@@ -271,6 +271,13 @@ change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py
   the configuration chapter, over the page limit, cut at its sections; the contents page,
   the index and the licence out). Built in stop 61 and measured once: an untuned check
   (helper heldout50).
+* ``avr-libc-faq``: avr-libc's FAQ (Debian ``avr-libc``, ``avr-libc-user-manual/FAQ.html``:
+  Doxygen HTML, one page of the user manual, 36 anchored ``<h1>`` entries after a list of
+  links to them): every question, the list and the "Back to FAQ Index" lines deleted
+  (:func:`split_avr_libc_faq`), beside the manual's main page, user manual pages, module
+  and structure pages and the README (:func:`doxygen_contents_markdown`; the generated
+  indexes, source listings and per-file pages out). Built in stop 61 and measured once: an
+  untuned check (helper heldout51).
 * ``cranfield``: Cranfield's 225 queries over the 1,400 abstracts clustered into a topic tree
   (``datasets.build_cranfield_tree``), read in place from ``shared/data/cranfield``; the qrel
   is each relevant abstract's text with its graded gain.
@@ -352,6 +359,7 @@ HELD_OUT_SETS = (
     "valgrind-faq",
     "jed-faq",
     "putty-faq",
+    "avr-libc-faq",
 )
 """Natural-question sets that no screening script reads by default (``--sets`` names them):
 measured once per change as an untuned check of whether a method chosen on the sets above
@@ -8549,6 +8557,164 @@ def putty_faq_set() -> NaturalSet:
     )
 
 
+# --------------------------------------------------------------------------------------
+# The FAQ page of a Doxygen-built user manual, anchored <h1> entries (avr-libc)
+# --------------------------------------------------------------------------------------
+
+AVR_LIBC_PACKAGE = "avr-libc"
+AVR_LIBC_DOC = "usr/share/doc/avr-libc/avr-libc-user-manual"
+AVR_LIBC_FAQ = "FAQ.html"
+"""avr-libc's FAQ as its authors wrote it (Joerg Wunsch and the avr-libc developers, in the
+library's ``faq.dox``; ``avr-libc-user-manual/FAQ.html``, one page of the user manual as
+Doxygen 1.9 writes it): the manual's header (project name, search box, a table of links to
+the manual's parts), then the page's ``div.textblock``: an ``<h1>`` "FAQ Index" over a
+numbered list of links to every entry (the questions again), then ~36 entries, each an
+``<h1>`` holding the author's anchor and the question (``<a class="anchor"
+id="faq_volatile"></a> My program doesn't recognize a variable updated within an interrupt
+routine``: most asked with "?", some stated as a problem), the answer's paragraphs, lists
+and code fragments under it, closed by a line "Back to FAQ Index." (a link to the list);
+after the text block the footer ("Generated on ... by doxygen")."""
+AVR_LIBC_LEFT_OUT_PREFIXES = ("globals", "functions", "dir_")
+AVR_LIBC_LEFT_OUT_SUFFIXES = ("_source.html", "_8h.html", "_8c.html")
+AVR_LIBC_LEFT_OUT = ("annotated.html", "classes.html", "files.html", "modules.html", "pages.html")
+"""Pages of the manual left out: Doxygen's generated indexes (``globals*``, ``functions*``:
+every symbol as a link; ``dir_*``, ``annotated``, ``classes``, ``files``, ``modules``,
+``pages``: lists of the files, structures, modules and pages), the headers' source
+listings (``*_8h_source.html``) and the per-file pages (``*_8h.html``, ``fdevopen_8c.html``:
+each header's members again, documented in the module pages). Every other page beside the
+FAQ is in: the main page, the user manual's pages (toolchain overview, memory areas,
+program space, assembler, inline assembler cookbook, building a library, porting from IAR,
+installing and using the tools, optimisation, avrdude, ...), the library reference's module
+pages (``group__*``: each module's introduction and its functions' and macros'
+documentation, the example projects) and the four structure pages. Also out: the
+``examples/`` sources (the example projects' pages show them), the PDF and XML manuals,
+the man pages, the changelogs and the copyright."""
+AVR_LIBC_TEXTS = ("README",)
+"""The documentation folder's README: in, as text."""
+AVR_LIBC_MAX_PAGE_CHARS = 150_000
+"""A converted page over this stays out and is named (the value the other sets use, not
+chosen for this set)."""
+_AVR_LIBC_QUESTION = re.compile(
+    r"<h1\b[^<>]*>\s*<a\s+class=\"anchor\"\s+id=\"([\w.-]+)\"\s*>\s*</a\s*>"
+    r"((?:(?!</?h1\b).)*)</h1\s*>",
+    re.IGNORECASE | re.DOTALL,
+)
+_AVR_LIBC_BACK = re.compile(
+    r"<p>\s*<small>\s*Back to\s*<a\b[^<>]*>[^<>]*</a\s*>\s*\.?\s*</small>\s*</p>", re.IGNORECASE
+)
+_AVR_LIBC_CONTENTS = re.compile(r'<div class="contents">(.*?)</div><!-- contents -->', re.S)
+_DOXYGEN_TOOLTIP = re.compile(
+    r'<div class="ttc"[^<>]*>(?:\s*<div class="tt\w+">(?:(?!</?div\b).)*</div>)*\s*</div>', re.S
+)
+"""A hidden tooltip Doxygen writes after a code fragment for each symbol in it (the
+symbol, its declaration, "Definition: stdint.h:83"): shown only on hovering, not text of
+the page."""
+
+
+def split_avr_libc_faq(page_html: str) -> tuple[str, list[tuple[str, str, str]]]:
+    """avr-libc's FAQ page (Doxygen HTML) -> (the page as markdown without its questions,
+    [(anchor, question, answer)]).
+
+    Only the page's text block is read (:data:`_DOXYGEN_TEXT`, as
+    :func:`doxygen_page_markdown`: no header, search box or footer), titled by its
+    ``div.title``, without its list of links to the entries (:func:`drop_anchor_lists`,
+    links to ``FAQ.html#...`` being in-page) and without the "Back to FAQ Index." line that
+    closes every entry. A question is an ``<h1>`` that opens with a Doxygen anchor
+    ``<a class="anchor" id="faq_volatile"></a>``: the heading's text after it (tags
+    removed, entities read, spaces folded) is the question and the heading leaves the
+    page. Its answer is the text after it up to the next such heading
+    (:func:`page_to_markdown`; Doxygen's hidden tooltips, :data:`_DOXYGEN_TOOLTIP`, dropped
+    from the page first). Ids are the anchors (``faq_volatile``; a repeat gets
+    ``-2``). An entry with no text under it (the list's own heading, "FAQ Index", once the
+    list is gone) asks nothing. The heading pattern cannot cross another ``<h1>`` tag:
+    linear. Decided from the markup alone."""
+    block = _DOXYGEN_TEXT.search(page_html)
+    title = _DOXYGEN_TITLE.search(page_html)
+    body = _DOXYGEN_TOOLTIP.sub("", block.group(1) if block else page_html)
+    body = drop_anchor_lists(body, AVR_LIBC_FAQ)
+    body = _AVR_LIBC_BACK.sub("", body)
+    intro, spans = _entry_spans(body, _AVR_LIBC_QUESTION)
+    parts = [f"# {html_text(title.group(1))}" if title else "", intro]
+    qa: list[tuple[str, str, str]] = []
+    seen: dict[str, int] = {}
+    for m, end in spans:
+        answer = page_to_markdown(body[m.end() : end]).strip()
+        question = html_text(m.group(2))
+        if answer and question:
+            qa.append((_repeat_id(seen, m.group(1)), question, answer))
+        parts.append(answer)
+    return _joined_parts(parts), qa
+
+
+def doxygen_contents_markdown(page_html: str) -> str:
+    """A Doxygen page's whole ``div.contents`` (a module page's member tables and member
+    documentation, not only its ``div.textblock`` as :func:`doxygen_page_markdown` reads)
+    as markdown, titled by its ``div.title``: no header, navigation, search box, hidden
+    tooltips (:data:`_DOXYGEN_TOOLTIP`) or footer."""
+    body = _AVR_LIBC_CONTENTS.search(page_html)
+    title = _DOXYGEN_TITLE.search(page_html)
+    head = html_text(title.group(1)) if title else ""
+    text = _DOXYGEN_TOOLTIP.sub("", body.group(1)) if body else ""
+    return page_to_markdown(f"<h1>{html.escape(head)}</h1>{text}")
+
+
+def avr_libc_faq_set() -> NaturalSet:
+    """avr-libc's FAQ as Debian's ``avr-libc`` ships it
+    (``/usr/share/doc/avr-libc/avr-libc-user-manual/FAQ.html``: ~36 anchored ``<h1>``
+    entries, "How do I put an array of strings completely in ROM?", some stated as a
+    problem: "My program doesn't recognize a variable updated within an interrupt
+    routine") as one page ``FAQ.md`` with every question and the list of them deleted
+    (:func:`split_avr_libc_faq`), beside every other page of the user manual but the
+    generated indexes, source listings and per-file pages (:data:`AVR_LIBC_LEFT_OUT`,
+    :func:`doxygen_contents_markdown`, each up to :data:`AVR_LIBC_MAX_PAGE_CHARS`) and the
+    README. Ids are the FAQ's anchors (``avr-libc-faq:faq_volatile``). Entries whose answer
+    is under :data:`MIN_ANSWER_WORDS` words are left out and named. Built in stop 61 and
+    measured once, with no change to the retriever: an untuned check (helper heldout51)."""
+    root, doc, faq_path = _packaged_doc(AVR_LIBC_PACKAGE, AVR_LIBC_DOC, AVR_LIBC_FAQ)
+    text, qa = split_avr_libc_faq(_doc_text(faq_path, "utf-8"))
+    files = {"FAQ.md": text}
+    asked = [
+        NaturalQuestion(f"avr-libc-faq:{k}", q, ((a, 1.0),), source="FAQ.md") for k, q, a in qa
+    ]
+    names = sorted(
+        p.name
+        for p in doc.glob("*.html")
+        if p.is_file()
+        and p.name not in (AVR_LIBC_FAQ, *AVR_LIBC_LEFT_OUT)
+        and not p.name.startswith(AVR_LIBC_LEFT_OUT_PREFIXES)
+        and not p.name.endswith(AVR_LIBC_LEFT_OUT_SUFFIXES)
+    )
+    kept, too_long = _add_pages(
+        files,
+        doc,
+        names,
+        "utf-8",
+        AVR_LIBC_MAX_PAGE_CHARS,
+        to_markdown=doxygen_contents_markdown,
+    )
+    notes = _add_notes(files, doc.parent, AVR_LIBC_TEXTS)
+    files, scrubbed = scrub_questions(files, asked)
+    questions, unjudged = _judged(scrubbed)
+    return _packaged_set(
+        "avr-libc-faq",
+        root,
+        files,
+        questions,
+        lambda version: (
+            f"avr-libc FAQ from {AVR_LIBC_PACKAGE} {version} (avr-libc-user-manual/FAQ.html, "
+            f"Doxygen HTML, one page; its {len(qa)} anchored <h1> questions, the list of them "
+            f"and the 'Back to FAQ Index' lines deleted) + {len(kept)} other pages of the "
+            f"manual (main page, user manual, module and structure pages; left out, over "
+            f"{AVR_LIBC_MAX_PAGE_CHARS} chars: {', '.join(too_long) or 'none'}) and "
+            f"{', '.join(notes)}; the generated indexes, source listings, per-file pages, "
+            "examples, PDF/XML manuals, changelogs and copyright out; answer = the text under "
+            "a question up to the next question; left out, answer under "
+            f"{MIN_ANSWER_WORDS} words: {' | '.join(unjudged) or 'none'}"
+        ),
+        left_out=unjudged,
+    )
+
+
 BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "django-faq": lambda emb: django_faq_set(),
     "gitfaq": lambda emb: gitfaq_set(),
@@ -8602,6 +8768,7 @@ BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "valgrind-faq": lambda emb: valgrind_faq_set(),
     "jed-faq": lambda emb: jed_faq_set(),
     "putty-faq": lambda emb: putty_faq_set(),
+    "avr-libc-faq": lambda emb: avr_libc_faq_set(),
     "cranfield": cranfield_set,
     "pytest-derived": lambda emb: pytest_derived_set(),
 }
