@@ -278,6 +278,13 @@ change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py
   and structure pages and the README (:func:`doxygen_contents_markdown`; the generated
   indexes, source listings and per-file pages out). Built in stop 61 and measured once: an
   untuned check (helper heldout51).
+* ``libxml2-faq``: libxml2's FAQ (Debian ``libxml2-doc``, ``html/FAQ.html``: hand-written
+  XHTML in the site's page template, 23 ``<li><em>question</em>`` entries in four sections):
+  every question and the list of sections deleted (:func:`split_libxml2_faq`), beside the
+  site's other pages and the API reference's module pages, main columns only
+  (:func:`libxml2_page_markdown`), and the tutorial (``xml.html``, the whole site in one page,
+  out; the release notes over the page limit, out). Built in stop 61 and measured once: an
+  untuned check (helper heldout51).
 * ``cranfield``: Cranfield's 225 queries over the 1,400 abstracts clustered into a topic tree
   (``datasets.build_cranfield_tree``), read in place from ``shared/data/cranfield``; the qrel
   is each relevant abstract's text with its graded gain.
@@ -360,6 +367,7 @@ HELD_OUT_SETS = (
     "jed-faq",
     "putty-faq",
     "avr-libc-faq",
+    "libxml2-faq",
 )
 """Natural-question sets that no screening script reads by default (``--sets`` names them):
 measured once per change as an untuned check of whether a method chosen on the sets above
@@ -8715,6 +8723,164 @@ def avr_libc_faq_set() -> NaturalSet:
     )
 
 
+# --------------------------------------------------------------------------------------
+# A hand-written FAQ of <li><em>question</em> items in a site's page template (libxml2)
+# --------------------------------------------------------------------------------------
+
+LIBXML2_PACKAGE = "libxml2-doc"
+LIBXML2_DOC = "usr/share/doc/libxml2/html"
+LIBXML2_FAQ = "FAQ.html"
+"""libxml2's FAQ as its author wrote it (Daniel Veillard, for the project's web site;
+``/usr/share/doc/libxml2/html/FAQ.html``, hand-written XHTML in the site's page template):
+the template's header (the logos, "The XML C parser and toolkit of Gnome" and the page's
+title as ``<h2>``) and left column (four menus of links), then the main column: "Table of
+Contents:" over a list of links to the four sections, then four ``<h3>`` sections
+("License(s)", "Installation", "Compilation", "Developer corner"), each an ``<ol>`` of
+entries ``<li><em>Can I embed libxml2 in a proprietary application ?</em><p>...</p></li>``
+(~28; most asked with "?", some stated: "Random crashes in threaded applications"; one with
+its question mark after the ``<em>``: "<em>Where can I get libxml</em> ?"; one item with no
+``<em>``: a red "Do Not Use libxml1, use libxml2"; the last list ends with an item "etc
+..."), the author's name at the foot."""
+LIBXML2_LEFT_OUT = ("xml.html",)
+"""Left out: ``xml.html``, the whole site as one page (every page again, the FAQ's questions
+and answers included). Every other page of the site (``html/*.html``) is in, main column
+only (:func:`libxml2_page_markdown`), with the API reference's module pages
+(``html/html/libxml-*.html``, same template; its index pages ``index.html`` and
+``book1.html``, lists of the modules, out) and the tutorial's pages (``tutorial/*.html``,
+DocBook, :func:`docbook_page_markdown`). Also out: the API's XML description
+(``libxml2-api.xml``), the ``examples/`` sources, the gtk-doc folder, the changelog and the
+copyright."""
+LIBXML2_API = "html"
+LIBXML2_TUTORIAL = "tutorial"
+LIBXML2_MAX_PAGE_CHARS = 150_000
+"""A converted page over this stays out and is named (the value the other sets use, not
+chosen for this set)."""
+_LIBXML2_MAIN = re.compile(r"<td\s+valign=\"top\"\s+bgcolor=\"#8b7765\"\s*>", re.IGNORECASE)
+_LIBXML2_TITLE = re.compile(r"<h2>((?:(?!</?h2\b).)*)</h2\s*>", re.IGNORECASE | re.DOTALL)
+_LIBXML2_QUESTION = re.compile(
+    r"<li>\s*<em>((?:(?!</?em\b).)*)</em\s*>([^<]*)", re.IGNORECASE | re.DOTALL
+)
+
+
+def libxml2_page_markdown(page_html: str) -> str:
+    """A page of libxml2's site template -> markdown of its main column only (no header of
+    logos, no left column of link menus), titled by the page's ``<h2>`` title from the
+    header. A page without the template's main column (a DocBook or hand-made page of the
+    folder) is converted whole (:func:`page_to_markdown`)."""
+    main = _LIBXML2_MAIN.search(page_html)
+    if main is None:
+        return page_to_markdown(page_html)
+    title = _LIBXML2_TITLE.search(page_html, 0, main.start())
+    head = f"<h1>{title.group(1)}</h1>" if title else ""
+    return page_to_markdown(head + page_html[main.end() :])
+
+
+def split_libxml2_faq(page_html: str) -> tuple[str, list[tuple[str, str, str]]]:
+    """libxml2's FAQ page (hand-written XHTML) -> (the page as markdown without its
+    questions, [(slug, question, answer)]).
+
+    Only the main column is read (as :func:`libxml2_page_markdown`), without its list of
+    links to the page's sections (:func:`drop_anchor_lists`). A question is a list item
+    that opens with an ``<em>``: the emphasised text and the words after it up to the next
+    tag (a question mark the author put outside), tags removed, entities read, spaces
+    folded; it leaves the page. Its answer is the rest of the item up to the item's own
+    ``</li>`` (nested lists counted) (:func:`page_to_markdown`); what lies between items
+    (the section headings, an item with no ``<em>``, the author's name) stays in the page,
+    in no answer. Ids are the questions' slugs (the entries have no anchors), a repeat
+    ``-2``; an entry with no text under it asks nothing. Each item's end is found by one
+    walk over the list tags from its start to its end, and items do not nest: linear.
+    Decided from the markup alone."""
+    main = _LIBXML2_MAIN.search(page_html)
+    title = _LIBXML2_TITLE.search(page_html, 0, main.start()) if main else None
+    body = drop_anchor_lists(page_html[main.end() :] if main else page_html, LIBXML2_FAQ)
+    intro, spans = _entry_spans(body, _LIBXML2_QUESTION)
+    parts = [f"# {html_text(title.group(1))}" if title else "", intro]
+    qa: list[tuple[str, str, str]] = []
+    seen: dict[str, int] = {}
+    for m, end in spans:
+        depth, stop = 1, end
+        for tag in _LIST_TAG.finditer(body, m.end(), end):
+            if tag.group(2).lower() == "li":
+                depth += -1 if tag.group(1) else 1
+                if depth == 0:
+                    stop = tag.start()
+                    break
+        answer = page_to_markdown(body[m.end() : stop]).strip()
+        question = _norm(f"{html_text(m.group(1))} {html.unescape(m.group(2))}")
+        if answer and question:
+            qa.append((_repeat_id(seen, _slug(question)), question, answer))
+        parts += [answer, page_to_markdown(body[stop:end]).strip()]
+    return _joined_parts(parts), qa
+
+
+def libxml2_faq_set() -> NaturalSet:
+    """libxml2's FAQ as Debian's ``libxml2-doc`` ships it
+    (``/usr/share/doc/libxml2/html/FAQ.html``: ~28 entries in four sections, "Can I embed
+    libxml2 in a proprietary application ?", some stated: "Random crashes in threaded
+    applications") as one page ``FAQ.md`` with every question and the list of sections
+    deleted (:func:`split_libxml2_faq`), beside every other page of the site but
+    :data:`LIBXML2_LEFT_OUT` and the API reference's module pages (main columns,
+    :func:`libxml2_page_markdown`) and the tutorial (:func:`docbook_page_markdown`), each up
+    to :data:`LIBXML2_MAX_PAGE_CHARS`. Ids are the questions' slugs
+    (``libxml2-faq:what-about-c``). Entries whose answer is under :data:`MIN_ANSWER_WORDS`
+    words are left out and named. Built in stop 61 and measured once, with no change to the
+    retriever: an untuned check (helper heldout51)."""
+    root, doc, faq_path = _packaged_doc(LIBXML2_PACKAGE, LIBXML2_DOC, LIBXML2_FAQ)
+    text, qa = split_libxml2_faq(_doc_text(faq_path, "utf-8"))
+    files = {"FAQ.md": text}
+    asked = [NaturalQuestion(f"libxml2-faq:{k}", q, ((a, 1.0),), source="FAQ.md") for k, q, a in qa]
+    site = sorted(
+        p.name
+        for p in doc.glob("*.html")
+        if p.is_file() and p.name not in (LIBXML2_FAQ, *LIBXML2_LEFT_OUT)
+    )
+    kept, too_long = _add_pages(
+        files, doc, site, "utf-8", LIBXML2_MAX_PAGE_CHARS, to_markdown=libxml2_page_markdown
+    )
+    api = sorted(p.name for p in (doc / LIBXML2_API).glob("libxml-*.html") if p.is_file())
+    in_api, api_too_long = _add_pages(
+        files,
+        doc / LIBXML2_API,
+        api,
+        "utf-8",
+        LIBXML2_MAX_PAGE_CHARS,
+        rel=lambda name: f"{LIBXML2_API}/{name.removesuffix('.html')}.md",
+        to_markdown=libxml2_page_markdown,
+    )
+    tutorial = sorted(p.name for p in (doc / LIBXML2_TUTORIAL).glob("*.html") if p.is_file())
+    in_tutorial, tutorial_too_long = _add_pages(
+        files,
+        doc / LIBXML2_TUTORIAL,
+        tutorial,
+        "utf-8",
+        LIBXML2_MAX_PAGE_CHARS,
+        rel=lambda name: f"{LIBXML2_TUTORIAL}/{name.removesuffix('.html')}.md",
+        to_markdown=docbook_page_markdown,
+    )
+    too_long += [f"{LIBXML2_API}/{n}" for n in api_too_long]
+    too_long += [f"{LIBXML2_TUTORIAL}/{n}" for n in tutorial_too_long]
+    files, scrubbed = scrub_questions(files, asked)
+    questions, unjudged = _judged(scrubbed)
+    return _packaged_set(
+        "libxml2-faq",
+        root,
+        files,
+        questions,
+        lambda version: (
+            f"libxml2 FAQ from {LIBXML2_PACKAGE} {version} (html/FAQ.html, hand-written "
+            f"XHTML, one page; its {len(qa)} <li><em> questions and the list of sections "
+            f"deleted) + {len(kept)} other pages of the site, {len(in_api)} API module pages "
+            f"(main columns) and {len(in_tutorial)} tutorial pages (left out, over "
+            f"{LIBXML2_MAX_PAGE_CHARS} chars: {', '.join(too_long) or 'none'}); "
+            f"{', '.join(LIBXML2_LEFT_OUT)} (the whole site in one page), the API index pages "
+            "and XML, examples, changelog and copyright out; answer = the rest of a question's "
+            f"list item; left out, answer under {MIN_ANSWER_WORDS} words: "
+            f"{' | '.join(unjudged) or 'none'}"
+        ),
+        left_out=unjudged,
+    )
+
+
 BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "django-faq": lambda emb: django_faq_set(),
     "gitfaq": lambda emb: gitfaq_set(),
@@ -8769,6 +8935,7 @@ BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "jed-faq": lambda emb: jed_faq_set(),
     "putty-faq": lambda emb: putty_faq_set(),
     "avr-libc-faq": lambda emb: avr_libc_faq_set(),
+    "libxml2-faq": lambda emb: libxml2_faq_set(),
     "cranfield": cranfield_set,
     "pytest-derived": lambda emb: pytest_derived_set(),
 }
