@@ -8775,40 +8775,62 @@ def libxml2_page_markdown(page_html: str) -> str:
     return page_to_markdown(head + page_html[main.end() :])
 
 
+def _list_item_end(page_html: str, start: int) -> int:
+    """Where the list item whose content starts at ``start`` ends: its ``</li>``, or, the
+    tag being optional in HTML, the next item's ``<li>`` or the ``</ol>``/``</ul>`` closing
+    its list, whichever comes first outside the lists nested in it (the page's end when none
+    does). One walk over the list tags from ``start``."""
+    nested = 0
+    for tag in _LIST_TAG.finditer(page_html, start):
+        closing, name = bool(tag.group(1)), tag.group(2).lower()
+        if name != "li":
+            if not closing:
+                nested += 1
+            elif nested:
+                nested -= 1
+            else:
+                return tag.start()
+        elif not nested:
+            return tag.start()
+    return len(page_html)
+
+
 def split_libxml2_faq(page_html: str) -> tuple[str, list[tuple[str, str, str]]]:
     """libxml2's FAQ page (hand-written XHTML) -> (the page as markdown without its
     questions, [(slug, question, answer)]).
 
     Only the main column is read (as :func:`libxml2_page_markdown`), without its list of
     links to the page's sections (:func:`drop_anchor_lists`). A question is a list item
-    that opens with an ``<em>``: the emphasised text and the words after it up to the next
-    tag (a question mark the author put outside), tags removed, entities read, spaces
-    folded; it leaves the page. Its answer is the rest of the item up to the item's own
-    ``</li>`` (nested lists counted) (:func:`page_to_markdown`); what lies between items
+    that opens with an ``<em>`` (not inside another such item): the emphasised text and the
+    words after it up to the next tag (a question mark the author put outside), tags
+    removed, entities read, spaces folded; it leaves the page. Its answer is the rest of
+    the item (:func:`_list_item_end`: nested lists, and items in them opening with an
+    ``<em>``, belong to it) (:func:`page_to_markdown`); what lies between questions' items
     (the section headings, an item with no ``<em>``, the author's name) stays in the page,
     in no answer. Ids are the questions' slugs (the entries have no anchors), a repeat
     ``-2``; an entry with no text under it asks nothing. Each item's end is found by one
-    walk over the list tags from its start to its end, and items do not nest: linear.
-    Decided from the markup alone."""
+    walk over the list tags inside it and the next question is looked for after it:
+    linear. Decided from the markup alone."""
     main = _LIBXML2_MAIN.search(page_html)
     title = _LIBXML2_TITLE.search(page_html, 0, main.start()) if main else None
     body = drop_anchor_lists(page_html[main.end() :] if main else page_html, LIBXML2_FAQ)
-    intro, spans = _entry_spans(body, _LIBXML2_QUESTION)
-    parts = [f"# {html_text(title.group(1))}" if title else "", intro]
+    items: list[tuple[re.Match[str], int]] = []
+    pos = 0
+    while m := _LIBXML2_QUESTION.search(body, pos):
+        pos = _list_item_end(body, m.end())
+        items.append((m, pos))
+    parts = [
+        f"# {html_text(title.group(1))}" if title else "",
+        page_to_markdown(body[: items[0][0].start()] if items else body).strip(),
+    ]
     qa: list[tuple[str, str, str]] = []
     seen: dict[str, int] = {}
-    for m, end in spans:
-        depth, stop = 1, end
-        for tag in _LIST_TAG.finditer(body, m.end(), end):
-            if tag.group(2).lower() == "li":
-                depth += -1 if tag.group(1) else 1
-                if depth == 0:
-                    stop = tag.start()
-                    break
+    for i, (m, stop) in enumerate(items):
         answer = page_to_markdown(body[m.end() : stop]).strip()
         question = _norm(f"{html_text(m.group(1))} {html.unescape(m.group(2))}")
         if answer and question:
             qa.append((_repeat_id(seen, _slug(question)), question, answer))
+        end = items[i + 1][0].start() if i + 1 < len(items) else len(body)
         parts += [answer, page_to_markdown(body[stop:end]).strip()]
     return _joined_parts(parts), qa
 
