@@ -8859,28 +8859,23 @@ def libxml2_faq_set() -> NaturalSet:
     kept, too_long = _add_pages(
         files, doc, site, "utf-8", LIBXML2_MAX_PAGE_CHARS, to_markdown=libxml2_page_markdown
     )
-    api = sorted(p.name for p in (doc / LIBXML2_API).glob("libxml-*.html") if p.is_file())
-    in_api, api_too_long = _add_pages(
-        files,
-        doc / LIBXML2_API,
-        api,
-        "utf-8",
-        LIBXML2_MAX_PAGE_CHARS,
-        rel=lambda name: f"{LIBXML2_API}/{name.removesuffix('.html')}.md",
-        to_markdown=libxml2_page_markdown,
-    )
-    tutorial = sorted(p.name for p in (doc / LIBXML2_TUTORIAL).glob("*.html") if p.is_file())
-    in_tutorial, tutorial_too_long = _add_pages(
-        files,
-        doc / LIBXML2_TUTORIAL,
-        tutorial,
-        "utf-8",
-        LIBXML2_MAX_PAGE_CHARS,
-        rel=lambda name: f"{LIBXML2_TUTORIAL}/{name.removesuffix('.html')}.md",
-        to_markdown=docbook_page_markdown,
-    )
-    too_long += [f"{LIBXML2_API}/{n}" for n in api_too_long]
-    too_long += [f"{LIBXML2_TUTORIAL}/{n}" for n in tutorial_too_long]
+    added: list[int] = []  # pages added from each folder below
+    for folder, pattern, convert in (
+        (LIBXML2_API, "libxml-*.html", libxml2_page_markdown),
+        (LIBXML2_TUTORIAL, "*.html", docbook_page_markdown),
+    ):
+        names = sorted(p.name for p in (doc / folder).glob(pattern) if p.is_file())
+        in_folder, over = _add_pages(
+            files,
+            doc / folder,
+            names,
+            "utf-8",
+            LIBXML2_MAX_PAGE_CHARS,
+            rel=lambda name, folder=folder: f"{folder}/{name.removesuffix('.html')}.md",
+            to_markdown=convert,
+        )
+        added.append(len(in_folder))
+        too_long += [f"{folder}/{name}" for name in over]
     files, scrubbed = scrub_questions(files, asked)
     questions, unjudged = _judged(scrubbed)
     return _packaged_set(
@@ -8891,8 +8886,8 @@ def libxml2_faq_set() -> NaturalSet:
         lambda version: (
             f"libxml2 FAQ from {LIBXML2_PACKAGE} {version} (html/FAQ.html, hand-written "
             f"XHTML, one page; its {len(qa)} <li><em> questions and the list of sections "
-            f"deleted) + {len(kept)} other pages of the site, {len(in_api)} API module pages "
-            f"(main columns) and {len(in_tutorial)} tutorial pages (left out, over "
+            f"deleted) + {len(kept)} other pages of the site, {added[0]} API module pages "
+            f"(main columns) and {added[1]} tutorial pages (left out, over "
             f"{LIBXML2_MAX_PAGE_CHARS} chars: {', '.join(too_long) or 'none'}); "
             f"{', '.join(LIBXML2_LEFT_OUT)} (the whole site in one page), the API index pages "
             "and XML, examples, changelog and copyright out; answer = the rest of a question's "
