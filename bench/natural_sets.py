@@ -8572,7 +8572,7 @@ def putty_faq_set() -> NaturalSet:
 AVR_LIBC_PACKAGE = "avr-libc"
 AVR_LIBC_DOC = "usr/share/doc/avr-libc/avr-libc-user-manual"
 AVR_LIBC_FAQ = "FAQ.html"
-"""avr-libc's FAQ as its authors wrote it (Joerg Wunsch and the avr-libc developers, in the
+"""avr-libc's FAQ as its authors wrote it (the avr-libc developers, in the
 library's ``faq.dox``; ``avr-libc-user-manual/FAQ.html``, one page of the user manual as
 Doxygen 1.9 writes it): the manual's header (project name, search box, a table of links to
 the manual's parts), then the page's ``div.textblock``: an ``<h1>`` "FAQ Index" over a
