@@ -271,6 +271,20 @@ change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py
   the configuration chapter, over the page limit, cut at its sections; the contents page,
   the index and the licence out). Built in stop 61 and measured once: an untuned check
   (helper heldout50).
+* ``avr-libc-faq``: avr-libc's FAQ (Debian ``avr-libc``, ``avr-libc-user-manual/FAQ.html``:
+  Doxygen HTML, one page of the user manual, 36 anchored ``<h1>`` entries after a list of
+  links to them): every question, the list and the "Back to FAQ Index" lines deleted
+  (:func:`split_avr_libc_faq`), beside the manual's main page, user manual pages, module
+  and structure pages and the README (:func:`doxygen_contents_markdown`; the generated
+  indexes, source listings and per-file pages out). Built in stop 61 and measured once: an
+  untuned check (helper heldout51).
+* ``libxml2-faq``: libxml2's FAQ (Debian ``libxml2-doc``, ``html/FAQ.html``: hand-written
+  XHTML in the site's page template, 23 ``<li><em>question</em>`` entries in four sections):
+  every question and the list of sections deleted (:func:`split_libxml2_faq`), beside the
+  site's other pages and the API reference's module pages, main columns only
+  (:func:`libxml2_page_markdown`), and the tutorial (``xml.html``, the whole site in one page,
+  out; the release notes over the page limit, out). Built in stop 61 and measured once: an
+  untuned check (helper heldout51).
 * ``cranfield``: Cranfield's 225 queries over the 1,400 abstracts clustered into a topic tree
   (``datasets.build_cranfield_tree``), read in place from ``shared/data/cranfield``; the qrel
   is each relevant abstract's text with its graded gain.
@@ -352,6 +366,8 @@ HELD_OUT_SETS = (
     "valgrind-faq",
     "jed-faq",
     "putty-faq",
+    "avr-libc-faq",
+    "libxml2-faq",
 )
 """Natural-question sets that no screening script reads by default (``--sets`` names them):
 measured once per change as an untuned check of whether a method chosen on the sets above
@@ -8549,6 +8565,339 @@ def putty_faq_set() -> NaturalSet:
     )
 
 
+# --------------------------------------------------------------------------------------
+# The FAQ page of a Doxygen-built user manual, anchored <h1> entries (avr-libc)
+# --------------------------------------------------------------------------------------
+
+AVR_LIBC_PACKAGE = "avr-libc"
+AVR_LIBC_DOC = "usr/share/doc/avr-libc/avr-libc-user-manual"
+AVR_LIBC_FAQ = "FAQ.html"
+"""avr-libc's FAQ as its authors wrote it (the avr-libc developers, in the
+library's ``faq.dox``; ``avr-libc-user-manual/FAQ.html``, one page of the user manual as
+Doxygen 1.9 writes it): the manual's header (project name, search box, a table of links to
+the manual's parts), then the page's ``div.textblock``: an ``<h1>`` "FAQ Index" over a
+numbered list of links to every entry (the questions again), then ~36 entries, each an
+``<h1>`` holding the author's anchor and the question (``<a class="anchor"
+id="faq_volatile"></a> My program doesn't recognize a variable updated within an interrupt
+routine``: most asked with "?", some stated as a problem), the answer's paragraphs, lists
+and code fragments under it, closed by a line "Back to FAQ Index." (a link to the list);
+after the text block the footer ("Generated on ... by doxygen")."""
+AVR_LIBC_LEFT_OUT_PREFIXES = ("globals", "functions", "dir_")
+AVR_LIBC_LEFT_OUT_SUFFIXES = ("_source.html", "_8h.html", "_8c.html")
+AVR_LIBC_LEFT_OUT = ("annotated.html", "classes.html", "files.html", "modules.html", "pages.html")
+"""Pages of the manual left out: Doxygen's generated indexes (``globals*``, ``functions*``:
+every symbol as a link; ``dir_*``, ``annotated``, ``classes``, ``files``, ``modules``,
+``pages``: lists of the files, structures, modules and pages), the headers' source
+listings (``*_8h_source.html``) and the per-file pages (``*_8h.html``, ``fdevopen_8c.html``:
+each header's members again, documented in the module pages). Every other page beside the
+FAQ is in: the main page, the user manual's pages (toolchain overview, memory areas,
+program space, assembler, inline assembler cookbook, building a library, porting from IAR,
+installing and using the tools, optimisation, avrdude, ...), the library reference's module
+pages (``group__*``: each module's introduction and its functions' and macros'
+documentation, the example projects) and the four structure pages. Also out: the
+``examples/`` sources (the example projects' pages show them), the PDF and XML manuals,
+the man pages, the changelogs and the copyright."""
+AVR_LIBC_TEXTS = ("README",)
+"""The documentation folder's README: in, as text."""
+AVR_LIBC_MAX_PAGE_CHARS = 150_000
+"""A converted page over this stays out and is named (the value the other sets use, not
+chosen for this set)."""
+_AVR_LIBC_QUESTION = re.compile(
+    r"<h1\b[^<>]*>\s*<a\s+class=\"anchor\"\s+id=\"([\w.-]+)\"\s*>\s*</a\s*>"
+    r"((?:(?!</?h1\b).)*)</h1\s*>",
+    re.IGNORECASE | re.DOTALL,
+)
+_AVR_LIBC_BACK = re.compile(
+    r"<p>\s*<small>\s*Back to\s*<a\b[^<>]*>[^<>]*</a\s*>\s*\.?\s*</small>\s*</p>", re.IGNORECASE
+)
+_AVR_LIBC_CONTENTS = re.compile(r'<div class="contents">(.*?)</div><!-- contents -->', re.S)
+_DOXYGEN_TOOLTIP = re.compile(
+    r'<div class="ttc"[^<>]*>(?:\s*<div class="tt\w+">(?:(?!</?div\b).)*</div>)*\s*</div>', re.S
+)
+"""A hidden tooltip Doxygen writes after a code fragment for each symbol in it (the
+symbol, its declaration, "Definition: stdint.h:83"): shown only on hovering, not text of
+the page."""
+
+
+def split_avr_libc_faq(page_html: str) -> tuple[str, list[tuple[str, str, str]]]:
+    """avr-libc's FAQ page (Doxygen HTML) -> (the page as markdown without its questions,
+    [(anchor, question, answer)]).
+
+    Only the page's text block is read (:data:`_DOXYGEN_TEXT`, as
+    :func:`doxygen_page_markdown`: no header, search box or footer), titled by its
+    ``div.title``, without its list of links to the entries (:func:`drop_anchor_lists`,
+    links to ``FAQ.html#...`` being in-page) and without the "Back to FAQ Index." line that
+    closes every entry. A question is an ``<h1>`` that opens with a Doxygen anchor
+    ``<a class="anchor" id="faq_volatile"></a>``: the heading's text after it (tags
+    removed, entities read, spaces folded) is the question and the heading leaves the
+    page. Its answer is the text after it up to the next such heading
+    (:func:`page_to_markdown`; Doxygen's hidden tooltips, :data:`_DOXYGEN_TOOLTIP`, dropped
+    from the page first). Ids are the anchors (``faq_volatile``; a repeat gets
+    ``-2``). An entry with no text under it (the list's own heading, "FAQ Index", once the
+    list is gone) asks nothing. The heading pattern cannot cross another ``<h1>`` tag:
+    linear. Decided from the markup alone."""
+    block = _DOXYGEN_TEXT.search(page_html)
+    title = _DOXYGEN_TITLE.search(page_html)
+    body = _DOXYGEN_TOOLTIP.sub("", block.group(1) if block else page_html)
+    body = drop_anchor_lists(body, AVR_LIBC_FAQ)
+    body = _AVR_LIBC_BACK.sub("", body)
+    intro, spans = _entry_spans(body, _AVR_LIBC_QUESTION)
+    parts = [f"# {html_text(title.group(1))}" if title else "", intro]
+    qa: list[tuple[str, str, str]] = []
+    seen: dict[str, int] = {}
+    for m, end in spans:
+        answer = page_to_markdown(body[m.end() : end]).strip()
+        question = html_text(m.group(2))
+        if answer and question:
+            qa.append((_repeat_id(seen, m.group(1)), question, answer))
+        parts.append(answer)
+    return _joined_parts(parts), qa
+
+
+def doxygen_contents_markdown(page_html: str) -> str:
+    """A Doxygen page's whole ``div.contents`` (a module page's member tables and member
+    documentation, not only its ``div.textblock`` as :func:`doxygen_page_markdown` reads)
+    as markdown, titled by its ``div.title``: no header, navigation, search box, hidden
+    tooltips (:data:`_DOXYGEN_TOOLTIP`) or footer."""
+    body = _AVR_LIBC_CONTENTS.search(page_html)
+    title = _DOXYGEN_TITLE.search(page_html)
+    head = html_text(title.group(1)) if title else ""
+    text = _DOXYGEN_TOOLTIP.sub("", body.group(1)) if body else ""
+    return page_to_markdown(f"<h1>{html.escape(head)}</h1>{text}")
+
+
+def avr_libc_faq_set() -> NaturalSet:
+    """avr-libc's FAQ as Debian's ``avr-libc`` ships it
+    (``/usr/share/doc/avr-libc/avr-libc-user-manual/FAQ.html``: ~36 anchored ``<h1>``
+    entries, "How do I put an array of strings completely in ROM?", some stated as a
+    problem: "My program doesn't recognize a variable updated within an interrupt
+    routine") as one page ``FAQ.md`` with every question and the list of them deleted
+    (:func:`split_avr_libc_faq`), beside every other page of the user manual but the
+    generated indexes, source listings and per-file pages (:data:`AVR_LIBC_LEFT_OUT`,
+    :func:`doxygen_contents_markdown`, each up to :data:`AVR_LIBC_MAX_PAGE_CHARS`) and the
+    README. Ids are the FAQ's anchors (``avr-libc-faq:faq_volatile``). Entries whose answer
+    is under :data:`MIN_ANSWER_WORDS` words are left out and named. Built in stop 61 and
+    measured once, with no change to the retriever: an untuned check (helper heldout51)."""
+    root, doc, faq_path = _packaged_doc(AVR_LIBC_PACKAGE, AVR_LIBC_DOC, AVR_LIBC_FAQ)
+    text, qa = split_avr_libc_faq(_doc_text(faq_path, "utf-8"))
+    files = {"FAQ.md": text}
+    asked = [
+        NaturalQuestion(f"avr-libc-faq:{k}", q, ((a, 1.0),), source="FAQ.md") for k, q, a in qa
+    ]
+    names = sorted(
+        p.name
+        for p in doc.glob("*.html")
+        if p.is_file()
+        and p.name not in (AVR_LIBC_FAQ, *AVR_LIBC_LEFT_OUT)
+        and not p.name.startswith(AVR_LIBC_LEFT_OUT_PREFIXES)
+        and not p.name.endswith(AVR_LIBC_LEFT_OUT_SUFFIXES)
+    )
+    kept, too_long = _add_pages(
+        files,
+        doc,
+        names,
+        "utf-8",
+        AVR_LIBC_MAX_PAGE_CHARS,
+        to_markdown=doxygen_contents_markdown,
+    )
+    notes = _add_notes(files, doc.parent, AVR_LIBC_TEXTS)
+    files, scrubbed = scrub_questions(files, asked)
+    questions, unjudged = _judged(scrubbed)
+    return _packaged_set(
+        "avr-libc-faq",
+        root,
+        files,
+        questions,
+        lambda version: (
+            f"avr-libc FAQ from {AVR_LIBC_PACKAGE} {version} (avr-libc-user-manual/FAQ.html, "
+            f"Doxygen HTML, one page; its {len(qa)} anchored <h1> questions, the list of them "
+            f"and the 'Back to FAQ Index' lines deleted) + {len(kept)} other pages of the "
+            f"manual (main page, user manual, module and structure pages; left out, over "
+            f"{AVR_LIBC_MAX_PAGE_CHARS} chars: {', '.join(too_long) or 'none'}) and "
+            f"{', '.join(notes)}; the generated indexes, source listings, per-file pages, "
+            "examples, PDF/XML manuals, changelogs and copyright out; answer = the text under "
+            "a question up to the next question; left out, answer under "
+            f"{MIN_ANSWER_WORDS} words: {' | '.join(unjudged) or 'none'}"
+        ),
+        left_out=unjudged,
+    )
+
+
+# --------------------------------------------------------------------------------------
+# A hand-written FAQ of <li><em>question</em> items in a site's page template (libxml2)
+# --------------------------------------------------------------------------------------
+
+LIBXML2_PACKAGE = "libxml2-doc"
+LIBXML2_DOC = "usr/share/doc/libxml2/html"
+LIBXML2_FAQ = "FAQ.html"
+"""libxml2's FAQ as its author wrote it (Daniel Veillard, for the project's web site;
+``/usr/share/doc/libxml2/html/FAQ.html``, hand-written XHTML in the site's page template):
+the template's header (the logos, "The XML C parser and toolkit of Gnome" and the page's
+title as ``<h2>``) and left column (four menus of links), then the main column: "Table of
+Contents:" over a list of links to the four sections, then four ``<h3>`` sections
+("License(s)", "Installation", "Compilation", "Developer corner"), each an ``<ol>`` of
+entries ``<li><em>Can I embed libxml2 in a proprietary application ?</em><p>...</p></li>``
+(~28; most asked with "?", some stated: "Random crashes in threaded applications"; one with
+its question mark after the ``<em>``: "<em>Where can I get libxml</em> ?"; one item with no
+``<em>``: a red "Do Not Use libxml1, use libxml2"; the last list ends with an item "etc
+..."), the author's name at the foot."""
+LIBXML2_LEFT_OUT = ("xml.html",)
+"""Left out: ``xml.html``, the whole site as one page (every page again, the FAQ's questions
+and answers included). Every other page of the site (``html/*.html``) is in, main column
+only (:func:`libxml2_page_markdown`), with the API reference's module pages
+(``html/html/libxml-*.html``, same template; its index pages ``index.html`` and
+``book1.html``, lists of the modules, out) and the tutorial's pages (``tutorial/*.html``,
+DocBook, :func:`docbook_page_markdown`). Also out: the API's XML description
+(``libxml2-api.xml``), the ``examples/`` sources, the gtk-doc folder, the changelog and the
+copyright."""
+LIBXML2_API = "html"
+LIBXML2_TUTORIAL = "tutorial"
+LIBXML2_MAX_PAGE_CHARS = 150_000
+"""A converted page over this stays out and is named (the value the other sets use, not
+chosen for this set)."""
+_LIBXML2_MAIN = re.compile(r"<td\s+valign=\"top\"\s+bgcolor=\"#8b7765\"\s*>", re.IGNORECASE)
+_LIBXML2_TITLE = re.compile(r"<h2>((?:(?!</?h2\b).)*)</h2\s*>", re.IGNORECASE | re.DOTALL)
+_LIBXML2_QUESTION = re.compile(
+    r"<li>\s*<em>((?:(?!</?em\b).)*)</em\s*>([^<]*)", re.IGNORECASE | re.DOTALL
+)
+
+
+def libxml2_page_markdown(page_html: str) -> str:
+    """A page of libxml2's site template -> markdown of its main column only (no header of
+    logos, no left column of link menus), titled by the page's ``<h2>`` title from the
+    header. A page without the template's main column (a DocBook or hand-made page of the
+    folder) is converted whole (:func:`page_to_markdown`)."""
+    main = _LIBXML2_MAIN.search(page_html)
+    if main is None:
+        return page_to_markdown(page_html)
+    title = _LIBXML2_TITLE.search(page_html, 0, main.start())
+    head = f"<h1>{title.group(1)}</h1>" if title else ""
+    return page_to_markdown(head + page_html[main.end() :])
+
+
+def _list_item_end(page_html: str, start: int) -> int:
+    """Where the list item whose content starts at ``start`` ends: its ``</li>``, or, the
+    tag being optional in HTML, the next item's ``<li>`` or the ``</ol>``/``</ul>`` closing
+    its list, whichever comes first outside the lists nested in it (the page's end when none
+    does). One walk over the list tags from ``start``."""
+    nested = 0
+    for tag in _LIST_TAG.finditer(page_html, start):
+        closing, name = bool(tag.group(1)), tag.group(2).lower()
+        if name != "li":
+            if not closing:
+                nested += 1
+            elif nested:
+                nested -= 1
+            else:
+                return tag.start()
+        elif not nested:
+            return tag.start()
+    return len(page_html)
+
+
+def split_libxml2_faq(page_html: str) -> tuple[str, list[tuple[str, str, str]]]:
+    """libxml2's FAQ page (hand-written XHTML) -> (the page as markdown without its
+    questions, [(slug, question, answer)]).
+
+    Only the main column is read (as :func:`libxml2_page_markdown`), without its list of
+    links to the page's sections (:func:`drop_anchor_lists`). A question is a list item
+    that opens with an ``<em>`` (not inside another such item): the emphasised text and the
+    words after it up to the next tag (a question mark the author put outside), tags
+    removed, entities read, spaces folded; it leaves the page. Its answer is the rest of
+    the item (:func:`_list_item_end`: nested lists, and items in them opening with an
+    ``<em>``, belong to it) (:func:`page_to_markdown`); what lies between questions' items
+    (the section headings, an item with no ``<em>``, the author's name) stays in the page,
+    in no answer. Ids are the questions' slugs (the entries have no anchors), a repeat
+    ``-2``; an entry with no text under it asks nothing. Each item's end is found by one
+    walk over the list tags inside it and the next question is looked for after it:
+    linear. Decided from the markup alone."""
+    main = _LIBXML2_MAIN.search(page_html)
+    title = _LIBXML2_TITLE.search(page_html, 0, main.start()) if main else None
+    body = drop_anchor_lists(page_html[main.end() :] if main else page_html, LIBXML2_FAQ)
+    items: list[tuple[re.Match[str], int]] = []
+    pos = 0
+    while m := _LIBXML2_QUESTION.search(body, pos):
+        pos = _list_item_end(body, m.end())
+        items.append((m, pos))
+    parts = [
+        f"# {html_text(title.group(1))}" if title else "",
+        page_to_markdown(body[: items[0][0].start()] if items else body).strip(),
+    ]
+    qa: list[tuple[str, str, str]] = []
+    seen: dict[str, int] = {}
+    for i, (m, stop) in enumerate(items):
+        answer = page_to_markdown(body[m.end() : stop]).strip()
+        question = _norm(f"{html_text(m.group(1))} {html.unescape(m.group(2))}")
+        if answer and question:
+            qa.append((_repeat_id(seen, _slug(question)), question, answer))
+        end = items[i + 1][0].start() if i + 1 < len(items) else len(body)
+        parts += [answer, page_to_markdown(body[stop:end]).strip()]
+    return _joined_parts(parts), qa
+
+
+def libxml2_faq_set() -> NaturalSet:
+    """libxml2's FAQ as Debian's ``libxml2-doc`` ships it
+    (``/usr/share/doc/libxml2/html/FAQ.html``: ~28 entries in four sections, "Can I embed
+    libxml2 in a proprietary application ?", some stated: "Random crashes in threaded
+    applications") as one page ``FAQ.md`` with every question and the list of sections
+    deleted (:func:`split_libxml2_faq`), beside every other page of the site but
+    :data:`LIBXML2_LEFT_OUT` and the API reference's module pages (main columns,
+    :func:`libxml2_page_markdown`) and the tutorial (:func:`docbook_page_markdown`), each up
+    to :data:`LIBXML2_MAX_PAGE_CHARS`. Ids are the questions' slugs
+    (``libxml2-faq:what-about-c``). Entries whose answer is under :data:`MIN_ANSWER_WORDS`
+    words are left out and named. Built in stop 61 and measured once, with no change to the
+    retriever: an untuned check (helper heldout51)."""
+    root, doc, faq_path = _packaged_doc(LIBXML2_PACKAGE, LIBXML2_DOC, LIBXML2_FAQ)
+    text, qa = split_libxml2_faq(_doc_text(faq_path, "utf-8"))
+    files = {"FAQ.md": text}
+    asked = [NaturalQuestion(f"libxml2-faq:{k}", q, ((a, 1.0),), source="FAQ.md") for k, q, a in qa]
+    site = sorted(
+        p.name
+        for p in doc.glob("*.html")
+        if p.is_file() and p.name not in (LIBXML2_FAQ, *LIBXML2_LEFT_OUT)
+    )
+    kept, too_long = _add_pages(
+        files, doc, site, "utf-8", LIBXML2_MAX_PAGE_CHARS, to_markdown=libxml2_page_markdown
+    )
+    added: list[int] = []  # pages added from each folder below
+    for folder, pattern, convert in (
+        (LIBXML2_API, "libxml-*.html", libxml2_page_markdown),
+        (LIBXML2_TUTORIAL, "*.html", docbook_page_markdown),
+    ):
+        names = sorted(p.name for p in (doc / folder).glob(pattern) if p.is_file())
+        in_folder, over = _add_pages(
+            files,
+            doc / folder,
+            names,
+            "utf-8",
+            LIBXML2_MAX_PAGE_CHARS,
+            rel=lambda name, folder=folder: f"{folder}/{name.removesuffix('.html')}.md",
+            to_markdown=convert,
+        )
+        added.append(len(in_folder))
+        too_long += [f"{folder}/{name}" for name in over]
+    files, scrubbed = scrub_questions(files, asked)
+    questions, unjudged = _judged(scrubbed)
+    return _packaged_set(
+        "libxml2-faq",
+        root,
+        files,
+        questions,
+        lambda version: (
+            f"libxml2 FAQ from {LIBXML2_PACKAGE} {version} (html/FAQ.html, hand-written "
+            f"XHTML, one page; its {len(qa)} <li><em> questions and the list of sections "
+            f"deleted) + {len(kept)} other pages of the site, {added[0]} API module pages "
+            f"(main columns) and {added[1]} tutorial pages (left out, over "
+            f"{LIBXML2_MAX_PAGE_CHARS} chars: {', '.join(too_long) or 'none'}); "
+            f"{', '.join(LIBXML2_LEFT_OUT)} (the whole site in one page), the API index pages "
+            "and XML, examples, changelog and copyright out; answer = the rest of a question's "
+            f"list item; left out, answer under {MIN_ANSWER_WORDS} words: "
+            f"{' | '.join(unjudged) or 'none'}"
+        ),
+        left_out=unjudged,
+    )
+
+
 BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "django-faq": lambda emb: django_faq_set(),
     "gitfaq": lambda emb: gitfaq_set(),
@@ -8602,6 +8951,8 @@ BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "valgrind-faq": lambda emb: valgrind_faq_set(),
     "jed-faq": lambda emb: jed_faq_set(),
     "putty-faq": lambda emb: putty_faq_set(),
+    "avr-libc-faq": lambda emb: avr_libc_faq_set(),
+    "libxml2-faq": lambda emb: libxml2_faq_set(),
     "cranfield": cranfield_set,
     "pytest-derived": lambda emb: pytest_derived_set(),
 }
