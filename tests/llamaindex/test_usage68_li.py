@@ -27,7 +27,7 @@ from llama_index.vector_stores.treehop import TreehopVectorStore
 from treehop import Treehop
 from treehop.errors import EmbeddingError, InvalidQueryError
 
-from treehop_test_doubles import BagOfWordsEmbedder
+from treehop_test_doubles import BagOfWordsEmbedder, assert_one_vector_space
 
 _TEXTS = ["Pagers go off at night.", "Keys rotate every 90 days.", "Backups run nightly."]
 
@@ -91,17 +91,7 @@ def test_llamaindex_embedder_of_treehop_embedding_is_the_embedders_space(tmp_pat
     ``Treehop(path)`` (and the CLI, the MCP server) refused the index it built, and it
     refused theirs. It is that embedder's vector space, under that embedder's name."""
     embedder = BagOfWordsEmbedder()
-    wrapped = LlamaIndexEmbedder(TreehopEmbedding(embedder))
-    assert wrapped.name == embedder.name
-    with Treehop(path=tmp_path / "a", embedder=wrapped, tagger=None) as c:
-        c.add_resource("Backups run nightly.", name="ops")
-        before = [(m.uri, m.score) for m in c.find("backups").contexts()]
-    with Treehop(path=tmp_path / "a", embedder=embedder, tagger=None) as c:
-        assert [(m.uri, m.score) for m in c.find("backups").contexts()] == before
-    with Treehop(path=tmp_path / "b", embedder=embedder, tagger=None) as c:
-        c.add_resource("Backups run nightly.", name="ops")
-    with Treehop(path=tmp_path / "b", embedder=wrapped, tagger=None) as c:
-        assert [m.uri for m in c.find("backups").contexts()] == ["viking://resources/ops"]
+    assert_one_vector_space(tmp_path, embedder, LlamaIndexEmbedder(TreehopEmbedding(embedder)))
     # any other LlamaIndex model keeps its own name, and an explicit name still wins
     assert LlamaIndexEmbedder(WordHashEmbedding()).name.startswith("llamaindex:WordHashEmbedding")
     assert LlamaIndexEmbedder(TreehopEmbedding(embedder), name="mine").name == "mine"
