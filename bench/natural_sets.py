@@ -1475,14 +1475,12 @@ def sqlalchemy_faq_set() -> NaturalSet:
     linked, dropped = _one_hop(pages, faq, is_faq)
     files.update(linked)
     n_faq, n_linked = len(faq), len(linked)
-    files, scrubbed = scrub_questions(files, questions)
-    questions, unjudged = _judged(scrubbed)
-    return _packaged_set(
+    return _judged_package_set(
         "sqlalchemy-faq",
         root,
         files,
         questions,
-        lambda version: (
+        lambda version, unjudged: (
             f"SQLAlchemy FAQ from {SQLALCHEMY_PACKAGE} {version} ({n_faq} pages, question "
             f"headings deleted, sub-section headings kept, contents boxes dropped) + the "
             f"{n_linked} doc pages they link to (left out, over {MAX_LINKED_CHARS} chars: "
@@ -1490,7 +1488,6 @@ def sqlalchemy_faq_set() -> NaturalSet:
             f"sub-sections included; left out, answer under {MIN_ANSWER_WORDS} words once "
             f"the questions are scrubbed: {' | '.join(unjudged) or 'none'}"
         ),
-        left_out=unjudged,
     )
 
 
@@ -1512,6 +1509,34 @@ def _judged(scrubbed: Sequence[NaturalQuestion]) -> tuple[list[NaturalQuestion],
     :data:`MIN_ANSWER_WORDS` words), and the texts of those left out."""
     kept = [q for q in scrubbed if _answer_words(q) >= MIN_ANSWER_WORDS]
     return kept, [q.text for q in scrubbed if _answer_words(q) < MIN_ANSWER_WORDS]
+
+
+def _faq_questions(
+    name: str, qa: Sequence[tuple[str, str, str]], source: str
+) -> list[NaturalQuestion]:
+    """A splitter's ``[(id, question, answer)]`` as the set's questions: ``<name>:<id>``,
+    the answer the one relevant text (gain 1.0), found in ``source``. The line every
+    one-page FAQ builder wrote out again."""
+    return [NaturalQuestion(f"{name}:{k}", q, ((a, 1.0),), source=source) for k, q, a in qa]
+
+
+def _judged_package_set(
+    name: str,
+    root: Path,
+    files: dict[str, str],
+    asked: Sequence[NaturalQuestion],
+    note: Callable[[str, list[str]], str],
+) -> NaturalSet:
+    """The end of every package FAQ builder: the questions ``asked`` scrubbed from
+    ``files`` (:func:`scrub_questions`), those whose answers are too short to judge left out
+    (:func:`_judged`), and the set written (:func:`_packaged_set`), its note told the
+    package's version and the texts left out (``note(version, unjudged)``). One copy, so
+    that every such set scrubs, judges and names what it left out the same way."""
+    files, scrubbed = scrub_questions(files, asked)
+    questions, unjudged = _judged(scrubbed)
+    return _packaged_set(
+        name, root, files, questions, lambda version: note(version, unjudged), left_out=unjudged
+    )
 
 
 # --------------------------------------------------------------------------------------
@@ -1728,6 +1753,19 @@ def split_texinfo_chapters(
     close_question()
     close_file()
     return files, qa
+
+
+def _add_page_or_sections(files: dict[str, str], stem: str, page: str, limit: int) -> int | None:
+    """``page`` (markdown) added to ``files`` as ``<stem>.md``, or, over ``limit``
+    characters, cut at its ``##`` headings into ``<stem>/NN-<slug>.md``
+    (:func:`split_texinfo_chapters`) so that no file is one oversized chunk: how many files
+    it was cut into (``None``: added whole). One rule for every set that cuts a long page."""
+    if len(page) <= limit:
+        files[f"{stem}.md"] = page
+        return None
+    sections, _ = split_texinfo_chapters(page)
+    files.update({f"{stem}/{rel}": t for rel, t in sections.items()})
+    return len(sections)
 
 
 def r_faq_set() -> NaturalSet:
@@ -2403,9 +2441,7 @@ def nano_faq_set() -> NaturalSet:
         nano_faq_markdown(faq_path.read_text(encoding="utf-8", errors="replace"))
     )
     files = {"faq.md": text}
-    questions = [
-        NaturalQuestion(f"nano-faq:{num}", q, ((a, 1.0),), source="faq.md") for num, q, a in qa
-    ]
+    questions = _faq_questions("nano-faq", qa, "faq.md")
     n_chapters = 0
     manual = doc / NANO_MANUAL
     if manual.is_file():
@@ -2744,9 +2780,7 @@ def screen_faq_set() -> NaturalSet:
     root, doc, faq_path = _packaged_doc(SCREEN_PACKAGE, SCREEN_DOC, SCREEN_FAQ)
     text, qa = split_qa_faq(_doc_text(faq_path, "latin-1"))
     files = {"FAQ": text}
-    questions = [
-        NaturalQuestion(f"screen-faq:{key}", q, ((a, 1.0),), source="FAQ") for key, q, a in qa
-    ]
+    questions = _faq_questions("screen-faq", qa, "FAQ")
     parts = sorted(
         (root / SCREEN_INFO).glob(SCREEN_INFO_GLOB),
         key=lambda p: int(p.name.removesuffix(".gz").rsplit("-", 1)[1]),
@@ -3129,9 +3163,7 @@ def getmail_faq_set() -> NaturalSet:
     root, doc, faq_path = _packaged_doc(GETMAIL_PACKAGE, GETMAIL_DOC, GETMAIL_FAQ)
     text, qa = split_getmail_faq(faq_path.read_text(encoding="latin-1"))
     files = {"faq.md": text}
-    asked = [
-        NaturalQuestion(f"getmail-faq:{key}", q, ((a, 1.0),), source="faq.md") for key, q, a in qa
-    ]
+    asked = _faq_questions("getmail-faq", qa, "faq.md")
     kept: list[str] = []
     for name in GETMAIL_PAGES:
         path = doc / name
@@ -3140,14 +3172,12 @@ def getmail_faq_set() -> NaturalSet:
             files[name.removesuffix(".html") + ".md"] = drop_contents_section(page)
             kept.append(name)
     kept += _add_notes(files, doc, GETMAIL_TEXTS)
-    files, scrubbed = scrub_questions(files, asked)
-    questions, unjudged = _judged(scrubbed)
-    return _packaged_set(
+    return _judged_package_set(
         "getmail-faq",
         root,
         files,
-        questions,
-        lambda version: (
+        asked,
+        lambda version, unjudged: (
             f"getmail6 FAQ from {GETMAIL_PACKAGE} {version} (faq.html, hand-written XHTML, one "
             "page; its ### entries and the #### written as questions deleted, #### "
             "sub-sections kept, the contents list dropped) + the package's other pages and "
@@ -3155,7 +3185,6 @@ def getmail_faq_set() -> NaturalSet:
             "= the text under a question, up to the next question or shallower heading; left "
             f"out, answer under {MIN_ANSWER_WORDS} words: {' | '.join(unjudged) or 'none'}"
         ),
-        left_out=unjudged,
     )
 
 
@@ -3420,7 +3449,7 @@ def curl_faq_set() -> NaturalSet:
     faq_text = _doc_text(faq_path, "utf-8")
     text, qa = split_curl_faq(faq_text)
     files = {"FAQ.md": text}
-    asked = [NaturalQuestion(f"curl-faq:{k}", q, ((a, 1.0),), source="FAQ.md") for k, q, a in qa]
+    asked = _faq_questions("curl-faq", qa, "FAQ.md")
     notes, too_long = _add_folder_notes(files, doc, (CURL_FAQ, *CURL_SKIPPED), MAX_LINKED_CHARS)
     man = root / CURL_MAN
     pages = {p.name.removesuffix(".gz").removesuffix(".3"): p for p in man.glob("*.3*")}
@@ -3431,16 +3460,14 @@ def curl_faq_set() -> NaturalSet:
             too_long.append(f"{stem}(3)")
         else:
             files[f"man3/{stem}.md"] = page
-    files, scrubbed = scrub_questions(files, asked)
-    questions, unjudged = _judged(scrubbed)
     n_notes = len(notes) - sum(1 for t in too_long if not t.endswith("(3)"))
     n_man = len(named) - sum(1 for t in too_long if t.endswith("(3)"))
-    return _packaged_set(
+    return _judged_package_set(
         "curl-faq",
         root,
         files,
-        questions,
-        lambda version: (
+        asked,
+        lambda version, unjudged: (
             f"curl FAQ from {CURL_PACKAGE} {version} (FAQ.gz, plain text, one page; its N.M "
             "question lines and the contents list deleted, N.M.K sub-entries kept as "
             f"sub-sections) + the {n_notes} other notes of the folder as text (left out: "
@@ -3450,7 +3477,6 @@ def curl_faq_set() -> NaturalSet:
             "text under a question, up to the next question or section; left out, answer "
             f"under {MIN_ANSWER_WORDS} words: {' | '.join(unjudged) or 'none'}"
         ),
-        left_out=unjudged,
     )
 
 
@@ -3567,31 +3593,26 @@ def mc_faq_set() -> NaturalSet:
     root, doc, faq_path = _packaged_doc(MC_PACKAGE, MC_DOC, MC_FAQ)
     text, qa = split_mc_faq(_doc_text(faq_path, "utf-8"))
     files = {"FAQ.md": text}
-    asked = [NaturalQuestion(f"mc-faq:{k}", q, ((a, 1.0),), source="FAQ.md") for k, q, a in qa]
+    asked = _faq_questions("mc-faq", qa, "FAQ.md")
     notes, too_long = _add_folder_notes(files, doc, (MC_FAQ, *MC_SKIPPED), MAX_LINKED_CHARS)
     pages = sorted(p for p in (root / MC_MAN).glob("*.1*") if p.is_file() and not p.is_symlink())
     split: list[str] = []
     for path in pages:
         stem = path.name.removesuffix(".gz").removesuffix(".1")
         page = mc_man_markdown(_doc_text(path, "utf-8"))
-        if len(page) > MAX_LINKED_CHARS:
-            chapters, _ = split_texinfo_chapters(page)
-            files.update({f"man1/{stem}/{rel}": t for rel, t in chapters.items()})
-            split.append(f"{stem}(1) in {len(chapters)} files")
-        else:
-            files[f"man1/{stem}.md"] = page
+        cut = _add_page_or_sections(files, f"man1/{stem}", page, MAX_LINKED_CHARS)
+        if cut is not None:
+            split.append(f"{stem}(1) in {cut} files")
     hints = root / MC_HINTS
     if hints.is_file():
         files["hints/mc.hint"] = _doc_text(hints, "utf-8").strip() + "\n"
-    files, scrubbed = scrub_questions(files, asked)
-    questions, unjudged = _judged(scrubbed)
     n_notes = len(notes) - len(too_long)
-    return _packaged_set(
+    return _judged_package_set(
         "mc-faq",
         root,
         files,
-        questions,
-        lambda version: (
+        asked,
+        lambda version, unjudged: (
             f"Midnight Commander FAQ from {MC_PACKAGE} {version} (FAQ.gz, plain text, one page; "
             f"its N.M question lines and the contents list deleted) + the {n_notes} other "
             f"notes of the folder as text (left out: {', '.join(MC_SKIPPED)}; over "
@@ -3602,7 +3623,6 @@ def mc_faq_set() -> NaturalSet:
             f"section; left out, answer under {MIN_ANSWER_WORDS} words: "
             f"{' | '.join(unjudged) or 'none'}"
         ),
-        left_out=unjudged,
     )
 
 
@@ -3829,7 +3849,7 @@ def slrn_faq_set() -> NaturalSet:
     root, doc, faq_path = _packaged_doc(SLRN_PACKAGE, SLRN_DOC, SLRN_FAQ)
     text, qa = split_slrn_faq(_doc_text(faq_path, "latin-1"))
     files = {"FAQ.md": text}
-    asked = [NaturalQuestion(f"slrn-faq:{k}", q, ((a, 1.0),), source="FAQ.md") for k, q, a in qa]
+    asked = _faq_questions("slrn-faq", qa, "FAQ.md")
     kept: list[str] = []
     too_long: list[str] = []
 
@@ -3857,14 +3877,12 @@ def slrn_faq_set() -> NaturalSet:
             stem = path.name.removesuffix(".gz")
             add(f"man/{stem}.md", page, stem)
     kept += _add_notes(files, doc, SLRN_TEXTS)
-    files, scrubbed = scrub_questions(files, asked)
-    questions, unjudged = _judged(scrubbed)
-    return _packaged_set(
+    return _judged_package_set(
         "slrn-faq",
         root,
         files,
-        questions,
-        lambda version: (
+        asked,
+        lambda version, unjudged: (
             f"slrn FAQ from {SLRN_PACKAGE} {version} (FAQ.gz, linuxdoc as text, one page; its "
             "N.M entries and the N.M.K written as questions deleted, the two groups and the "
             "N.M.K sub-sections kept as headings, the contents list and the 'About this "
@@ -3874,7 +3892,6 @@ def slrn_faq_set() -> NaturalSet:
             "next question, group or section; left out, answer under "
             f"{MIN_ANSWER_WORDS} words: {' | '.join(unjudged) or 'none'}"
         ),
-        left_out=unjudged,
     )
 
 
@@ -4000,7 +4017,7 @@ def wmaker_faq_set() -> NaturalSet:
     root, doc, faq_path = _packaged_doc(WMAKER_PACKAGE, WMAKER_DOC, WMAKER_FAQ)
     text, qa = split_wmaker_faq(_doc_text(faq_path, "utf-8"))
     files = {"FAQ.md": text}
-    asked = [NaturalQuestion(f"wmaker-faq:{k}", q, ((a, 1.0),), source="FAQ.md") for k, q, a in qa]
+    asked = _faq_questions("wmaker-faq", qa, "FAQ.md")
     notes, too_long = _add_folder_notes(
         files, doc, (WMAKER_FAQ, *WMAKER_SKIPPED), WMAKER_MAX_PAGE_CHARS
     )
@@ -4012,15 +4029,13 @@ def wmaker_faq_set() -> NaturalSet:
         quoted = [replace(q, text=variant(q.text)) for q in asked]
         files, quoted = scrub_questions(files, quoted)
         asked = [replace(q, answers=v.answers) for q, v in zip(asked, quoted, strict=True)]
-    files, scrubbed = scrub_questions(files, asked)
-    questions, unjudged = _judged(scrubbed)
     n_notes = len(notes) - len(too_long)
-    return _packaged_set(
+    return _judged_package_set(
         "wmaker-faq",
         root,
         files,
-        questions,
-        lambda version: (
+        asked,
+        lambda version, unjudged: (
             f"Window Maker FAQ from {WMAKER_PACKAGE} {version} (FAQ.gz, plain text, one page; "
             "its underlined N.M question lines, the contents list and the closing colophon "
             f"deleted) + the {n_notes} other notes of the folder as text, NEWS whole (left "
@@ -4029,7 +4044,6 @@ def wmaker_faq_set() -> NaturalSet:
             "text under a question, up to the next question or section; left out, answer "
             f"under {MIN_ANSWER_WORDS} words: {' | '.join(unjudged) or 'none'}"
         ),
-        left_out=unjudged,
     )
 
 
@@ -4146,19 +4160,15 @@ def cryptsetup_faq_set() -> NaturalSet:
     root, doc, faq_path = _packaged_doc(CRYPTSETUP_PACKAGE, CRYPTSETUP_DOC, CRYPTSETUP_FAQ)
     text, qa = split_cryptsetup_faq(_doc_text(faq_path, "utf-8"))
     files = {"FAQ.md": text}
-    asked = [
-        NaturalQuestion(f"cryptsetup-faq:{k}", q, ((a, 1.0),), source="FAQ.md") for k, q, a in qa
-    ]
+    asked = _faq_questions("cryptsetup-faq", qa, "FAQ.md")
     kept = _add_notes(files, doc, CRYPTSETUP_TEXTS)
     kept += _add_man_pages(files, root, CRYPTSETUP_MAN)
-    files, scrubbed = scrub_questions(files, asked)
-    questions, unjudged = _judged(scrubbed)
-    return _packaged_set(
+    return _judged_package_set(
         "cryptsetup-faq",
         root,
         files,
-        questions,
-        lambda version: (
+        asked,
+        lambda version, unjudged: (
             f"cryptsetup FAQ from {CRYPTSETUP_PACKAGE} {version} (FAQ.md.gz, Markdown, one "
             "page; its N.M bold entries deleted, the unnumbered ones of the references "
             "section kept as bold lines, the sections list dropped) + the package's notes and "
@@ -4166,7 +4176,6 @@ def cryptsetup_faq_set() -> NaturalSet:
             "= the text under a question, up to the next entry or section; left out, answer "
             f"under {MIN_ANSWER_WORDS} words: {' | '.join(unjudged) or 'none'}"
         ),
-        left_out=unjudged,
     )
 
 
@@ -4291,7 +4300,7 @@ def grace_faq_set() -> NaturalSet:
     root, doc, faq_path = _packaged_doc(GRACE_PACKAGE, GRACE_DOC, GRACE_FAQ)
     text, qa = split_grace_faq(page_to_markdown(_doc_text(faq_path, "utf-8")))
     files = {"FAQ.md": text}
-    asked = [NaturalQuestion(f"grace-faq:{k}", q, ((a, 1.0),), source="FAQ.md") for k, q, a in qa]
+    asked = _faq_questions("grace-faq", qa, "FAQ.md")
     kept: list[str] = []
     too_long: list[str] = []
     for name in GRACE_PAGES:
@@ -4305,14 +4314,12 @@ def grace_faq_set() -> NaturalSet:
                 kept.append(name)
     kept += _add_notes(files, doc, GRACE_TEXTS)
     kept += _add_man_pages(files, root, GRACE_MAN)
-    files, scrubbed = scrub_questions(files, asked)
-    questions, unjudged = _judged(scrubbed)
-    return _packaged_set(
+    return _judged_package_set(
         "grace-faq",
         root,
         files,
-        questions,
-        lambda version: (
+        asked,
+        lambda version, unjudged: (
             f"Grace FAQ from {GRACE_PACKAGE} {version} (FAQ.html, linuxdoc HTML, one page; "
             "its N.M question headings and the contents list deleted) + the package's "
             f"documents beside it ({', '.join(kept)}); over {GRACE_MAX_PAGE_CHARS} chars: "
@@ -4320,7 +4327,6 @@ def grace_faq_set() -> NaturalSet:
             "= the text under a question, up to the next question or section; left out, "
             f"answer under {MIN_ANSWER_WORDS} words: {' | '.join(unjudged) or 'none'}"
         ),
-        left_out=unjudged,
     )
 
 
@@ -4433,7 +4439,7 @@ def weechat_faq_set() -> NaturalSet:
     text, qa = split_weechat_faq(asciidoctor_markdown(faq_path.read_text(encoding="utf-8")))
     faq_rel = "weechat_faq.md"
     files = {faq_rel: text}
-    asked = [NaturalQuestion(f"weechat-faq:{k}", q, ((a, 1.0),), source=faq_rel) for k, q, a in qa]
+    asked = _faq_questions("weechat-faq", qa, faq_rel)
     kept: list[str] = []
     for name in WEECHAT_GUIDES:
         path = html_dir / name
@@ -4441,21 +4447,14 @@ def weechat_faq_set() -> NaturalSet:
             continue
         guide = asciidoctor_markdown(path.read_text(encoding="utf-8"))
         stem = name.removesuffix(".en.html")
-        if len(guide) > MAX_LINKED_CHARS:
-            chapters, _ = split_texinfo_chapters(guide)
-            files.update({f"{stem}/{rel}": t for rel, t in chapters.items()})
-            kept.append(f"{stem} ({len(chapters)} chapter files)")
-        else:
-            files[f"{stem}.md"] = guide
-            kept.append(stem)
-    files, scrubbed = scrub_questions(files, asked)
-    questions, unjudged = _judged(scrubbed)
-    return _packaged_set(
+        cut = _add_page_or_sections(files, stem, guide, MAX_LINKED_CHARS)
+        kept.append(stem if cut is None else f"{stem} ({cut} chapter files)")
+    return _judged_package_set(
         "weechat-faq",
         root,
         files,
-        questions,
-        lambda version: (
+        asked,
+        lambda version, unjudged: (
             f"WeeChat FAQ from {WEECHAT_PACKAGE} {version} (weechat_faq.en.html, asciidoctor, "
             "one page; its ### N.M. question headings deleted, the contents list left out) + "
             f"the package's English guides for users beside it ({', '.join(kept)}); left out: "
@@ -4464,7 +4463,6 @@ def weechat_faq_set() -> NaturalSet:
             f"section; left out, answer under {MIN_ANSWER_WORDS} words: "
             f"{' | '.join(unjudged) or 'none'}"
         ),
-        left_out=unjudged,
     )
 
 
@@ -4608,20 +4606,18 @@ def mplayer_faq_set() -> NaturalSet:
     text, qa = split_mplayer_faq(faq_path.read_text(encoding="utf-8"))
     faq_rel = "faq.md"
     files = {faq_rel: text}
-    asked = [NaturalQuestion(f"mplayer-faq:{k}", q, ((a, 1.0),), source=faq_rel) for k, q, a in qa]
+    asked = _faq_questions("mplayer-faq", qa, faq_rel)
     pages = [p for p in sorted(html_dir.glob("*.html")) if p.name != MPLAYER_FAQ]
     for p in pages:
         files[p.name.removesuffix(".html") + ".md"] = docbook_page_markdown(
             p.read_text(encoding="utf-8", errors="replace")
         )
-    files, scrubbed = scrub_questions(files, asked)
-    questions, unjudged = _judged(scrubbed)
-    return _packaged_set(
+    return _judged_package_set(
         "mplayer-faq",
         root,
         files,
-        questions,
-        lambda version: (
+        asked,
+        lambda version, unjudged: (
             f"MPlayer FAQ from {MPLAYER_PACKAGE} {version} (HTML/en/faq.html, DocBook XSL "
             "qandaset, one page; its questions and both question lists deleted) + the other "
             f"{len(pages)} pages of the English manual beside it (tables of contents and "
@@ -4629,7 +4625,6 @@ def mplayer_faq_set() -> NaturalSet:
             f"question's answer row; left out, answer under {MIN_ANSWER_WORDS} words: "
             f"{' | '.join(unjudged) or 'none'}"
         ),
-        left_out=unjudged,
     )
 
 
@@ -4788,14 +4783,12 @@ def xterm_faq_set() -> NaturalSet:
     ]
     kept = _add_notes(files, doc, XTERM_TEXTS)
     kept += _add_man_pages(files, root, XTERM_MAN)
-    files, scrubbed = scrub_questions(files, asked)
-    questions, unjudged = _judged(scrubbed)
-    return _packaged_set(
+    return _judged_package_set(
         "xterm-faq",
         root,
         files,
-        questions,
-        lambda version: (
+        asked,
+        lambda version, unjudged: (
             f"XTerm FAQ from {XTERM_PACKAGE} {version} (xterm.faq.html, hand-written HTML, one "
             f"page) split into its {n_sections} parts (preface and <h2> sections) as files (its "
             "<h2>-<h4> headings ending in '?' deleted as questions, the other headings kept, "
@@ -4805,7 +4798,6 @@ def xterm_faq_set() -> NaturalSet:
             "the next question or heading of its level or above; left out, answer under "
             f"{MIN_ANSWER_WORDS} words: {' | '.join(unjudged) or 'none'}"
         ),
-        left_out=unjudged,
     )
 
 
@@ -4983,19 +4975,17 @@ def urxvt_faq_set() -> NaturalSet:
     page, qa = split_urxvt_faq(pod_man_markdown(_doc_text(faq_path, "utf-8")))
     faq_rel = "man/urxvt.7.md"
     files = {faq_rel: page}
-    asked = [NaturalQuestion(f"urxvt-faq:{k}", q, ((a, 1.0),), source=faq_rel) for k, q, a in qa]
+    asked = _faq_questions("urxvt-faq", qa, faq_rel)
     pages = sorted(p for p in man.glob("man*/*.gz") if p != faq_path and not p.is_symlink())
     for p in pages:
         files[f"man/{p.name.removesuffix('.gz')}.md"] = pod_man_markdown(_doc_text(p, "utf-8"))
     kept = _add_notes(files, root / URXVT_DOC, URXVT_TEXTS)
-    files, scrubbed = scrub_questions(files, asked)
-    questions, unjudged = _judged(scrubbed)
-    return _packaged_set(
+    return _judged_package_set(
         "urxvt-faq",
         root,
         files,
-        questions,
-        lambda version: (
+        asked,
+        lambda version, unjudged: (
             f"rxvt-unicode FAQ from {URXVT_PACKAGE} {version} (urxvt(7), Pod::Man roff; its "
             "=head3 entries deleted from the page's FAQ section, the page kept whole with its "
             f"technical reference) + the package's other {len(pages)} man pages and its notes "
@@ -5004,7 +4994,6 @@ def urxvt_faq_set() -> NaturalSet:
             f"entry, up to the next heading; left out, answer under {MIN_ANSWER_WORDS} words: "
             f"{' | '.join(unjudged) or 'none'}"
         ),
-        left_out=unjudged,
     )
 
 
@@ -5103,21 +5092,19 @@ def abcde_faq_set() -> NaturalSet:
     root, doc, faq_path = _packaged_doc(ABCDE_PACKAGE, ABCDE_DOC, ABCDE_FAQ)
     text, qa = split_abcde_faq(_doc_text(faq_path, "utf-8"))
     files = {"FAQ": text}
-    asked = [NaturalQuestion(f"abcde-faq:{k}", q, ((a, 1.0),), source="FAQ") for k, q, a in qa]
+    asked = _faq_questions("abcde-faq", qa, "FAQ")
     kept = _add_notes(files, doc, ABCDE_TEXTS)
     config = root / ABCDE_CONFIG
     if config.is_file():
         files[config.name] = _doc_text(config, "utf-8").strip() + "\n"
         kept.append(config.name)
     kept += _add_man_pages(files, root, ABCDE_MAN)
-    files, scrubbed = scrub_questions(files, asked)
-    questions, unjudged = _judged(scrubbed)
-    return _packaged_set(
+    return _judged_package_set(
         "abcde-faq",
         root,
         files,
-        questions,
-        lambda version: (
+        asked,
+        lambda version, unjudged: (
             f"abcde FAQ from {ABCDE_PACKAGE} {version} (FAQ.gz, plain text, Q./A. entries in "
             "underlined sections, one page; every question, wrapped lines included, deleted) "
             f"+ the package's documents beside it ({', '.join(kept)}); changelogs, copyright, "
@@ -5125,7 +5112,6 @@ def abcde_faq_set() -> NaturalSet:
             f"section or the signature; left out, answer under {MIN_ANSWER_WORDS} words: "
             f"{' | '.join(unjudged) or 'none'}"
         ),
-        left_out=unjudged,
     )
 
 
@@ -5265,17 +5251,15 @@ def nmh_faq_set() -> NaturalSet:
     root, doc, faq_path = _packaged_doc(NMH_PACKAGE, NMH_DOC, NMH_FAQ)
     text, qa = split_nmh_faq(_doc_text(faq_path, "utf-8"))
     files = {"FAQ": text}
-    asked = [NaturalQuestion(f"nmh-faq:{k}", q, ((a, 1.0),), source="FAQ") for k, q, a in qa]
+    asked = _faq_questions("nmh-faq", qa, "FAQ")
     kept = _add_notes(files, doc, NMH_TEXTS)
     pages = _add_man_pages(files, root, _nmh_man_pages(root))
-    files, scrubbed = scrub_questions(files, asked)
-    questions, unjudged = _judged(scrubbed)
-    return _packaged_set(
+    return _judged_package_set(
         "nmh-faq",
         root,
         files,
-        questions,
-        lambda version: (
+        asked,
+        lambda version, unjudged: (
             f"MH FAQ from {NMH_PACKAGE} {version} (FAQ.gz, a plain-text Usenet digest of "
             "'Subject: NN.MM' entries, one page; every question and the table of contents "
             f"deleted) + the package's notes ({', '.join(kept)}) and its {len(pages)} man "
@@ -5284,7 +5268,6 @@ def nmh_faq_set() -> NaturalSet:
             f"up to the next entry; left out, answer under {MIN_ANSWER_WORDS} words: "
             f"{' | '.join(unjudged) or 'none'}"
         ),
-        left_out=unjudged,
     )
 
 
@@ -5385,7 +5368,7 @@ def cvs_faq_set() -> NaturalSet:
     root, doc, faq_path = _packaged_doc(CVS_PACKAGE, CVS_DOC, CVS_FAQ)
     text, qa = split_cvs_faq(_doc_text(faq_path, "latin-1"))
     files = {"FAQ": text}
-    asked = [NaturalQuestion(f"cvs-faq:{k}", q, ((a, 1.0),), source="FAQ") for k, q, a in qa]
+    asked = _faq_questions("cvs-faq", qa, "FAQ")
     chapters: dict[str, str] = {}
     info = root / CVS_INFO
     if info.is_file():
@@ -5393,14 +5376,12 @@ def cvs_faq_set() -> NaturalSet:
     files.update({f"manual/{rel}": t for rel, t in chapters.items()})
     kept = _add_notes(files, doc, CVS_TEXTS)
     kept += _add_man_pages(files, root, CVS_MAN)
-    files, scrubbed = scrub_questions(files, asked)
-    questions, unjudged = _judged(scrubbed)
-    return _packaged_set(
+    return _judged_package_set(
         "cvs-faq",
         root,
         files,
-        questions,
-        lambda version: (
+        asked,
+        lambda version, unjudged: (
             f"CVS FAQ from {CVS_PACKAGE} {version} (FAQ.gz, FAQ-O-Matic export as plain text, "
             "numbered entries in categories, one page; every question, wrapped lines "
             f"included, deleted) + the manual beside it (Info, {len(chapters)} chapter files, "
@@ -5410,7 +5391,6 @@ def cvs_faq_set() -> NaturalSet:
             "question up to its 'Last modified' line; left out, answer under "
             f"{MIN_ANSWER_WORDS} words: {' | '.join(unjudged) or 'none'}"
         ),
-        left_out=unjudged,
     )
 
 
@@ -5512,14 +5492,12 @@ def emacs_faq_set() -> NaturalSet:
                 kept.append(f"etc/{name}")
     kept += _add_notes(files, root / EMACS_DOC, EMACS_TEXTS)
     kept += _add_man_pages(files, root, EMACS_MAN)
-    files, scrubbed = scrub_questions(files, asked)
-    questions, unjudged = _judged(scrubbed)
-    return _packaged_set(
+    return _judged_package_set(
         "emacs-faq",
         root,
         files,
-        questions,
-        lambda version: (
+        asked,
+        lambda version, unjudged: (
             f"GNU Emacs FAQ from {EMACS_PACKAGE} {version} (efaq.info.gz, Info) split into "
             f"its {len(chapters)} chapter files (every numbered N.M section's title, the "
             "question, deleted; menus and the concept index dropped) + Emacs's etc/ notes and "
@@ -5529,7 +5507,6 @@ def emacs_faq_set() -> NaturalSet:
             f"titled by a short topic kept as text, not asked: {' | '.join(topics) or 'none'}; "
             f"left out, answer under {MIN_ANSWER_WORDS} words: {' | '.join(unjudged) or 'none'}"
         ),
-        left_out=unjudged,
     )
 
 
@@ -5636,18 +5613,16 @@ def chrony_faq_set() -> NaturalSet:
     root, doc, faq_path = _packaged_doc(CHRONY_PACKAGE, CHRONY_DOC, CHRONY_FAQ)
     text, qa = split_chrony_faq(_doc_text(faq_path, "utf-8"))
     files = {"FAQ": text}
-    asked = [NaturalQuestion(f"chrony-faq:{k}", q, ((a, 1.0),), source="FAQ") for k, q, a in qa]
+    asked = _faq_questions("chrony-faq", qa, "FAQ")
     kept = _add_notes(files, doc, CHRONY_TEXTS)
     kept += _add_folder(files, doc, CHRONY_EXAMPLES)
     kept += _add_man_pages(files, root, CHRONY_MAN)
-    files, scrubbed = scrub_questions(files, asked)
-    questions, unjudged = _judged(scrubbed)
-    return _packaged_set(
+    return _judged_package_set(
         "chrony-faq",
         root,
         files,
-        questions,
-        lambda version: (
+        asked,
+        lambda version, unjudged: (
             f"chrony FAQ from {CHRONY_PACKAGE} {version} (FAQ.gz, faq.adoc rendered as plain "
             "text, one page; its N.M. question lines, wrapped lines included, and the "
             f"contents list deleted) + the package's documents ({', '.join(kept)}); NEWS, "
@@ -5655,7 +5630,6 @@ def chrony_faq_set() -> NaturalSet:
             f"the next question or section; left out, answer under {MIN_ANSWER_WORDS} "
             f"words: {' | '.join(unjudged) or 'none'}"
         ),
-        left_out=unjudged,
     )
 
 
@@ -5758,14 +5732,12 @@ def flex_faq_set() -> NaturalSet:
         asked.append(NaturalQuestion(f"flex-faq:{key}", q, ((a, 1.0),), source=_file_of(files, a)))
     kept = _add_notes(files, root / FLEX_DOC, FLEX_TEXTS)
     kept += _add_man_pages(files, root, FLEX_MAN)
-    files, scrubbed = scrub_questions(files, asked)
-    questions, unjudged = _judged(scrubbed)
-    return _packaged_set(
+    return _judged_package_set(
         "flex-faq",
         root,
         files,
-        questions,
-        lambda version: (
+        asked,
+        lambda version, unjudged: (
             f"flex manual's FAQ chapter from {FLEX_PACKAGE} {version} (Info) with the manual "
             f"split into its {len(chapters)} chapter files (every section title a person asks "
             "deleted, the question; menus and indices dropped; left out: "
@@ -5776,7 +5748,6 @@ def flex_faq_set() -> NaturalSet:
             f"kept as text, not asked; left out, answer under {MIN_ANSWER_WORDS} words: "
             f"{' | '.join(unjudged) or 'none'}"
         ),
-        left_out=unjudged,
     )
 
 
@@ -5964,14 +5935,12 @@ def bogofilter_faq_set() -> NaturalSet:
         files[config.name] = _doc_text(config, "utf-8").strip() + "\n"
         kept.append(config.name)
     kept += _add_man_pages(files, root, BOGOFILTER_MAN)
-    files, scrubbed = scrub_questions(files, asked)
-    questions, unjudged = _judged(scrubbed)
-    return _packaged_set(
+    return _judged_package_set(
         "bogofilter-faq",
         root,
         files,
-        questions,
-        lambda version: (
+        asked,
+        lambda version, unjudged: (
             f"Bogofilter FAQs from {BOGOFILTER_PACKAGE} {version} (hand-written HTML, one "
             f"page each: {', '.join(faqs)} questions; their <h2> headings that ask deleted, "
             "<h3> parts of an answer kept, the contents list dropped) + the package's "
@@ -5980,7 +5949,6 @@ def bogofilter_faq_set() -> NaturalSet:
             "text under a question up to the next <h2>/<h1>; left out, answer under "
             f"{MIN_ANSWER_WORDS} words: {' | '.join(unjudged) or 'none'}"
         ),
-        left_out=unjudged,
     )
 
 
@@ -6085,18 +6053,16 @@ def nut_faq_set() -> NaturalSet:
     root, doc, faq_path = _packaged_doc(NUT_PACKAGE, NUT_DOC, NUT_FAQ)
     text, qa = split_nut_faq(_doc_text(faq_path, "utf-8"))
     files = {"FAQ.txt": text}
-    asked = [NaturalQuestion(f"nut-faq:{k}", q, ((a, 1.0),), source="FAQ.txt") for k, q, a in qa]
+    asked = _faq_questions("nut-faq", qa, "FAQ.txt")
     kept = _add_notes(files, doc, NUT_TEXTS)
     for package in NUT_MAN_PACKAGES:
         kept += _add_man_pages(files, ds.fetch_debian_package(package), NUT_MAN)
-    files, scrubbed = scrub_questions(files, asked)
-    questions, unjudged = _judged(scrubbed)
-    return _packaged_set(
+    return _judged_package_set(
         "nut-faq",
         root,
         files,
-        questions,
-        lambda version: (
+        asked,
+        lambda version, unjudged: (
             f"NUT FAQ from {NUT_PACKAGE} {version} (FAQ.txt.gz, AsciiDoc source, one page; "
             f"its {len(qa)} asked == entries deleted) + the package's documents "
             f"({', '.join(kept)}); NEWS, the changelogs, TODO, AUTHORS, MAINTAINERS and "
@@ -6104,7 +6070,6 @@ def nut_faq_set() -> NaturalSet:
             f"== line; left out, answer under {MIN_ANSWER_WORDS} words: "
             f"{' | '.join(unjudged) or 'none'}"
         ),
-        left_out=unjudged,
     )
 
 
@@ -6215,9 +6180,7 @@ def awesome_faq_set() -> NaturalSet:
     faq_rel = _awesome_rel(AWESOME_FAQ)
     text, qa = split_awesome_faq(faq_html)
     files = {faq_rel: text}
-    asked = [
-        NaturalQuestion(f"awesome-faq:{key}", q, ((a, 1.0),), source=faq_rel) for key, q, a in qa
-    ]
+    asked = _faq_questions("awesome-faq", qa, faq_rel)
     pages = [*AWESOME_GUIDES, *AWESOME_SAMPLES]
     faq_dir = posixpath.dirname(AWESOME_FAQ)
     for m in _LINK.finditer(ldoc_content(faq_html)):
@@ -6242,14 +6205,12 @@ def awesome_faq_set() -> NaturalSet:
             continue
         files[_awesome_rel(rel)] = page
         kept.append(_awesome_rel(rel))
-    files, scrubbed = scrub_questions(files, asked)
-    questions, unjudged = _judged(scrubbed)
-    return _packaged_set(
+    return _judged_package_set(
         "awesome-faq",
         root,
         files,
-        questions,
-        lambda version: (
+        asked,
+        lambda version, unjudged: (
             f"awesome FAQ from {AWESOME_PACKAGE} {version} (LDoc HTML, one page, "
             f"{len(qa)} questions: its <h3>/<h4> headings that ask deleted, short titles and "
             "<h2> groups kept) + the tree's guides, sample files and the API pages the FAQ "
@@ -6259,7 +6220,6 @@ def awesome_faq_set() -> NaturalSet:
             "question up to the next question or shallower heading; left out, answer under "
             f"{MIN_ANSWER_WORDS} words: {' | '.join(unjudged) or 'none'}"
         ),
-        left_out=unjudged,
     )
 
 
@@ -6339,7 +6299,7 @@ def fftw_faq_set() -> NaturalSet:
         rel = f"faq/{name.removesuffix('.html')}.md"
         text, qa = split_fftw_faq(_doc_text(path, "utf-8"))
         files[rel] = text
-        asked += [NaturalQuestion(f"fftw-faq:{k}", q, ((a, 1.0),), source=rel) for k, q, a in qa]
+        asked += _faq_questions("fftw-faq", qa, rel)
     manual = doc / FFTW_MANUAL
     pages = sorted(
         p.name
@@ -6350,14 +6310,12 @@ def fftw_faq_set() -> NaturalSet:
         files[f"manual/{name.removesuffix('.html')}.md"] = texi2any_page_markdown(
             _doc_text(manual / name, "utf-8")
         )
-    files, scrubbed = scrub_questions(files, asked)
-    questions, unjudged = _judged(scrubbed)
-    return _packaged_set(
+    return _judged_package_set(
         "fftw-faq",
         root,
         files,
-        questions,
-        lambda version: (
+        asked,
+        lambda version, unjudged: (
             f"FFTW FAQ from {FFTW_PACKAGE} {version} (bfnn HTML, {len(FFTW_FAQ_PAGES)} section "
             f"pages, {len(asked)} <h2> questions deleted with their numbers, each page's "
             f"contents list dropped) + the FFTW manual ({len(pages)} texi2any pages; "
@@ -6365,7 +6323,6 @@ def fftw_faq_set() -> NaturalSet:
             "answer = the text under a question up to the next <h2>; left out, answer under "
             f"{MIN_ANSWER_WORDS} words: {' | '.join(unjudged) or 'none'}"
         ),
-        left_out=unjudged,
     )
 
 
@@ -6525,9 +6482,7 @@ def sendmail_faq_set() -> NaturalSet:
     root, doc, faq_path = _packaged_doc(SENDMAIL_PACKAGE, SENDMAIL_DOC, SENDMAIL_FAQ)
     text, qa = split_sendmail_faq(_doc_text(faq_path, "utf-8"))
     files = {"faq.txt": text}
-    asked = [
-        NaturalQuestion(f"sendmail-faq:{k}", q, ((a, 1.0),), source="faq.txt") for k, q, a in qa
-    ]
+    asked = _faq_questions("sendmail-faq", qa, "faq.txt")
     kept: list[str] = []
     too_long: list[str] = []
     for name in SENDMAIL_TEXTS:
@@ -6550,14 +6505,12 @@ def sendmail_faq_set() -> NaturalSet:
         files[f"{SENDMAIL_MILTER_HTML}/{name.removesuffix('.html')}.md"] = page_to_markdown(
             _doc_text(milter / name, "utf-8")
         )
-    files, scrubbed = scrub_questions(files, asked)
-    questions, unjudged = _judged(scrubbed)
-    return _packaged_set(
+    return _judged_package_set(
         "sendmail-faq",
         root,
         files,
-        questions,
-        lambda version: (
+        asked,
+        lambda version, unjudged: (
             f"sendmail FAQ from {SENDMAIL_PACKAGE} {version} (faq.txt.gz, the web FAQ as plain "
             "text, one page; its 'QN.M -- ' entries, wrapped lines included, and the contents "
             f"lists deleted) + the package's documents ({', '.join(kept)}) + libmilter's "
@@ -6567,7 +6520,6 @@ def sendmail_faq_set() -> NaturalSet:
             f"lines out; left out, answer under {MIN_ANSWER_WORDS} words: "
             f"{' | '.join(unjudged) or 'none'}"
         ),
-        left_out=unjudged,
     )
 
 
@@ -6709,9 +6661,7 @@ def shorewall_faq_set() -> NaturalSet:
     faq_rel = SHOREWALL_FAQ.removesuffix(".htm") + ".md"
     text, qa = split_shorewall_faq(faq_html)
     files = {faq_rel: text}
-    asked = [
-        NaturalQuestion(f"shorewall-faq:{k}", q, ((a, 1.0),), source=faq_rel) for k, q, a in qa
-    ]
+    asked = _faq_questions("shorewall-faq", qa, faq_rel)
     pages: list[str] = []
     for m in _LINK.finditer(drop_docbook_toc(faq_html)):
         href = html.unescape(m.group(1)).split("#", 1)[0]
@@ -6739,14 +6689,12 @@ def shorewall_faq_set() -> NaturalSet:
             continue
         files[out] = page
         kept.append(rel)
-    files, scrubbed = scrub_questions(files, asked)
-    questions, unjudged = _judged(scrubbed)
-    return _packaged_set(
+    return _judged_package_set(
         "shorewall-faq",
         root,
         files,
-        questions,
-        lambda version: (
+        asked,
+        lambda version, unjudged: (
             f"Shorewall FAQ from {SHOREWALL_PACKAGE} {version} (FAQ.htm, DocBook XSL, one "
             f"page, {len(qa)} questions: its labelled (FAQ N) sections and unlabelled entries "
             "that ask deleted, labels with them, group titles kept, contents dropped) + the "
@@ -6757,7 +6705,6 @@ def shorewall_faq_set() -> NaturalSet:
             "up to the next question or shallower section; left out, answer under "
             f"{MIN_ANSWER_WORDS} words: {' | '.join(unjudged) or 'none'}"
         ),
-        left_out=unjudged,
     )
 
 
@@ -6849,17 +6796,15 @@ def dar_faq_set() -> NaturalSet:
     root, doc, faq_path = _packaged_doc(DAR_PACKAGE, DAR_DOC, DAR_FAQ)
     text, qa = split_dar_faq(_doc_text(faq_path, "latin-1"))
     files = {"FAQ.md": text}
-    asked = [NaturalQuestion(f"dar-faq:{k}", q, ((a, 1.0),), source="FAQ.md") for k, q, a in qa]
+    asked = _faq_questions("dar-faq", qa, "FAQ.md")
     kept, too_long = _add_pages(files, doc, DAR_PAGES, "latin-1", DAR_MAX_PAGE_CHARS)
     kept += _add_notes(files, doc, DAR_TEXTS)
-    files, scrubbed = scrub_questions(files, asked)
-    questions, unjudged = _judged(scrubbed)
-    return _packaged_set(
+    return _judged_package_set(
         "dar-faq",
         root,
         files,
-        questions,
-        lambda version: (
+        asked,
+        lambda version, unjudged: (
             f"dar FAQ from {DAR_PACKAGE} {version} (hand-written HTML, one page, {len(qa)} "
             "bold-anchor questions and the question menu deleted) + the tree's pages "
             f"({', '.join(kept)}; left out, over {DAR_MAX_PAGE_CHARS} chars: "
@@ -6868,7 +6813,6 @@ def dar_faq_set() -> NaturalSet:
             "text under a question up to the next question; left out, answer under "
             f"{MIN_ANSWER_WORDS} words: {' | '.join(unjudged) or 'none'}"
         ),
-        left_out=unjudged,
     )
 
 
@@ -6978,7 +6922,7 @@ def xfig_faq_set() -> NaturalSet:
     root, doc, faq_path = _packaged_doc(XFIG_PACKAGE, XFIG_DOC, XFIG_FAQ)
     text, qa = split_xfig_faq(_doc_text(faq_path, "latin-1"))
     files = {"faq.md": text}
-    asked = [NaturalQuestion(f"xfig-faq:{k}", q, ((a, 1.0),), source="faq.md") for k, q, a in qa]
+    asked = _faq_questions("xfig-faq", qa, "faq.md")
     kept, too_long = _add_pages(
         files,
         doc,
@@ -6987,14 +6931,12 @@ def xfig_faq_set() -> NaturalSet:
         XFIG_MAX_PAGE_CHARS,
         rel=lambda name: name.removeprefix("html/").removesuffix(".html") + ".md",
     )
-    files, scrubbed = scrub_questions(files, asked)
-    questions, unjudged = _judged(scrubbed)
-    return _packaged_set(
+    return _judged_package_set(
         "xfig-faq",
         root,
         files,
-        questions,
-        lambda version: (
+        asked,
+        lambda version, unjudged: (
             f"xfig FAQ from {XFIG_PACKAGE} {version} (hand-written HTML, one page of the "
             f"XFIG Users Manual, {len(qa)} anchored <h3> questions and the in-page contents "
             f"deleted) + the manual's pages its contents lists and xfig(1) ({', '.join(kept)}; "
@@ -7003,7 +6945,6 @@ def xfig_faq_set() -> NaturalSet:
             "answer = the text under a question up to the next question or group heading; "
             f"left out, answer under {MIN_ANSWER_WORDS} words: {' | '.join(unjudged) or 'none'}"
         ),
-        left_out=unjudged,
     )
 
 
@@ -7112,7 +7053,7 @@ def courier_faq_set() -> NaturalSet:
     )
     text, qa = split_courier_faq(_doc_text(faq_path, "utf-8"))
     files = {"FAQ.md": text}
-    asked = [NaturalQuestion(f"courier-faq:{k}", q, ((a, 1.0),), source="FAQ.md") for k, q, a in qa]
+    asked = _faq_questions("courier-faq", qa, "FAQ.md")
     html_dir = doc / COURIER_HTML
     pages = sorted(
         p.name
@@ -7129,14 +7070,12 @@ def courier_faq_set() -> NaturalSet:
         COURIER_MAX_PAGE_CHARS,
     )
     kept += _add_notes(files, doc, COURIER_TEXTS)
-    files, scrubbed = scrub_questions(files, asked)
-    questions, unjudged = _judged(scrubbed)
-    return _packaged_set(
+    return _judged_package_set(
         "courier-faq",
         root,
         files,
-        questions,
-        lambda version: (
+        asked,
+        lambda version, unjudged: (
             f"Courier FAQ from {COURIER_PACKAGE} {version} (html/FAQ.html, hand-written, one "
             f"page, {len(qa)} questions: every <h3> and the anchored <h2>, Q: labels and the "
             f"contents list deleted) + {len(kept)} pages and notes of the tree (left out, "
@@ -7146,7 +7085,6 @@ def courier_faq_set() -> NaturalSet:
             "the next <h1>-<h3>; left out, answer under "
             f"{MIN_ANSWER_WORDS} words: {' | '.join(unjudged) or 'none'}"
         ),
-        left_out=unjudged,
     )
 
 
@@ -7280,7 +7218,7 @@ def fish_faq_set() -> NaturalSet:
     root, doc, faq_path = _packaged_doc(FISH_PACKAGE, FISH_DOC, FISH_FAQ)
     text, qa = split_fish_faq(_doc_text(faq_path, "utf-8"))
     files = {"faq.md": text}
-    asked = [NaturalQuestion(f"fish-faq:{k}", q, ((a, 1.0),), source="faq.md") for k, q, a in qa]
+    asked = _faq_questions("fish-faq", qa, "faq.md")
     cmds_dir = doc / FISH_CMDS
     cmds = sorted(p.name for p in cmds_dir.iterdir() if p.name.endswith(".html"))
     kept, too_long = _add_pages(
@@ -7291,14 +7229,12 @@ def fish_faq_set() -> NaturalSet:
         FISH_MAX_PAGE_CHARS,
         to_markdown=fish_page_markdown,
     )
-    files, scrubbed = scrub_questions(files, asked)
-    questions, unjudged = _judged(scrubbed)
-    return _packaged_set(
+    return _judged_package_set(
         "fish-faq",
         root,
         files,
-        questions,
-        lambda version: (
+        asked,
+        lambda version, unjudged: (
             f"fish FAQ from {FISH_PACKAGE} {version} (Sphinx HTML, one page, {len(qa)} <h2> "
             "questions deleted, the main column only) + the tree's hand-written pages and "
             f"the {len(cmds)} command pages of cmds/ ({len(kept)} pages in; left out, over "
@@ -7307,7 +7243,6 @@ def fish_faq_set() -> NaturalSet:
             "a question up to the next <h2>; left out, answer under "
             f"{MIN_ANSWER_WORDS} words: {' | '.join(unjudged) or 'none'}"
         ),
-        left_out=unjudged,
     )
 
 
@@ -7416,18 +7351,16 @@ def lxml_faq_set() -> NaturalSet:
     root, doc, faq_path = _packaged_doc(LXML_PACKAGE, LXML_DOC, LXML_FAQ)
     text, qa = split_lxml_faq(_doc_text(faq_path, "utf-8"))
     files = {"FAQ.md": text}
-    asked = [NaturalQuestion(f"lxml-faq:{k}", q, ((a, 1.0),), source="FAQ.md") for k, q, a in qa]
+    asked = _faq_questions("lxml-faq", qa, "FAQ.md")
     kept, too_long = _add_pages(
         files, doc, LXML_PAGES, "utf-8", LXML_MAX_PAGE_CHARS, to_markdown=lxml_page_markdown
     )
-    files, scrubbed = scrub_questions(files, asked)
-    questions, unjudged = _judged(scrubbed)
-    return _packaged_set(
+    return _judged_package_set(
         "lxml-faq",
         root,
         files,
-        questions,
-        lambda version: (
+        asked,
+        lambda version, unjudged: (
             f"lxml FAQ from {LXML_PACKAGE} {version} (docutils HTML, one page, {len(qa)} <h2> "
             "questions deleted, the contents box, side menu and banner out) + the tree's "
             f"hand-written pages ({len(kept)} pages in; left out, over {LXML_MAX_PAGE_CHARS} "
@@ -7436,7 +7369,6 @@ def lxml_faq_set() -> NaturalSet:
             f"<h2> or <h1>; left out, answer under {MIN_ANSWER_WORDS} words: "
             f"{' | '.join(unjudged) or 'none'}"
         ),
-        left_out=unjudged,
     )
 
 
@@ -7573,9 +7505,7 @@ def pma_faq_set() -> NaturalSet:
     root, doc, faq_path = _packaged_doc(PMA_PACKAGE, PMA_DOC, f"{PMA_HTML}/{PMA_FAQ}")
     text, qa = split_pma_faq(_doc_text(faq_path, "utf-8"))
     files = {"faq.md": text}
-    asked = [
-        NaturalQuestion(f"phpmyadmin-faq:{k}", q, ((a, 1.0),), source="faq.md") for k, q, a in qa
-    ]
+    asked = _faq_questions("phpmyadmin-faq", qa, "faq.md")
     kept, too_long = _add_pages(
         files,
         doc / PMA_HTML,
@@ -7585,14 +7515,12 @@ def pma_faq_set() -> NaturalSet:
         to_markdown=fish_page_markdown,
     )
     notes = _add_notes(files, doc, PMA_NOTES)
-    files, scrubbed = scrub_questions(files, asked)
-    questions, unjudged = _judged(scrubbed)
-    return _packaged_set(
+    return _judged_package_set(
         "phpmyadmin-faq",
         root,
         files,
-        questions,
-        lambda version: (
+        asked,
+        lambda version, unjudged: (
             f"phpMyAdmin FAQ from {PMA_PACKAGE} {version} (html/faq.html, Sphinx HTML, one "
             f"page, {len(qa)} numbered <h3> questions deleted, the main column only) + "
             f"{len(kept)} pages of the html/ tree and the notes {', '.join(notes) or 'none'} "
@@ -7602,7 +7530,6 @@ def pma_faq_set() -> NaturalSet:
             f"<h1>-<h3>; left out, answer under {MIN_ANSWER_WORDS} words: "
             f"{' | '.join(unjudged) or 'none'}"
         ),
-        left_out=unjudged,
     )
 
 
@@ -7705,7 +7632,7 @@ def mdadm_faq_set() -> NaturalSet:
     root, doc, faq_path = _packaged_doc(MDADM_PACKAGE, MDADM_DOC, MDADM_FAQ)
     text, qa = split_mdadm_faq(_doc_text(faq_path, "utf-8"))
     files = {"FAQ": text}
-    asked = [NaturalQuestion(f"mdadm-faq:{k}", q, ((a, 1.0),), source="FAQ") for k, q, a in qa]
+    asked = _faq_questions("mdadm-faq", qa, "FAQ")
     kept = _add_notes(files, doc, MDADM_TEXTS)
     kept += _add_folder(files, doc, MDADM_EXAMPLES)
     kept += [f"man/{m}.md" for m in _add_man_pages(files, root, MDADM_MAN)]
@@ -7713,14 +7640,12 @@ def mdadm_faq_set() -> NaturalSet:
     for rel in too_long:
         del files[rel]
     kept = [rel for rel in kept if rel not in too_long]
-    files, scrubbed = scrub_questions(files, asked)
-    questions, unjudged = _judged(scrubbed)
-    return _packaged_set(
+    return _judged_package_set(
         "mdadm-faq",
         root,
         files,
-        questions,
-        lambda version: (
+        asked,
+        lambda version, unjudged: (
             f"Debian mdadm FAQ from {MDADM_PACKAGE} {version} (FAQ.gz, plain text, one page; "
             f"its {len(qa)} N. question lines over ~~~, wrapped lines included, deleted) + the "
             f"package's notes, examples and man pages ({', '.join(kept)}; left out, over "
@@ -7729,7 +7654,6 @@ def mdadm_faq_set() -> NaturalSet:
             "to the next question or the signature; left out, answer under "
             f"{MIN_ANSWER_WORDS} words: {' | '.join(unjudged) or 'none'}"
         ),
-        left_out=unjudged,
     )
 
 
@@ -7826,7 +7750,7 @@ def slurm_faq_set() -> NaturalSet:
     root, doc, faq_path = _packaged_doc(SLURM_PACKAGE, SLURM_HTML, SLURM_FAQ)
     text, qa = split_slurm_faq(_doc_text(faq_path, "utf-8"))
     files = {"faq.md": text}
-    asked = [NaturalQuestion(f"slurm-faq:{k}", q, ((a, 1.0),), source="faq.md") for k, q, a in qa]
+    asked = _faq_questions("slurm-faq", qa, "faq.md")
     pages = sorted(
         p.name
         for p in doc.iterdir()
@@ -7835,14 +7759,12 @@ def slurm_faq_set() -> NaturalSet:
     kept, too_long = _add_pages(
         files, doc, pages, "utf-8", SLURM_MAX_PAGE_CHARS, to_markdown=slurm_page_markdown
     )
-    files, scrubbed = scrub_questions(files, asked)
-    questions, unjudged = _judged(scrubbed)
-    return _packaged_set(
+    return _judged_package_set(
         "slurm-faq",
         root,
         files,
-        questions,
-        lambda version: (
+        asked,
+        lambda version, unjudged: (
             f"Slurm FAQ from {SLURM_PACKAGE} {version} (html/faq.html, hand-written, one page, "
             f"{len(qa)} bold-anchor questions and the in-page contents deleted, the main column "
             f"only) + {len(kept)} pages of the html/ tree (left out, over "
@@ -7852,7 +7774,6 @@ def slurm_faq_set() -> NaturalSet:
             "next question, <h1>/<h2> or the Last modified line; left out, answer under "
             f"{MIN_ANSWER_WORDS} words: {' | '.join(unjudged) or 'none'}"
         ),
-        left_out=unjudged,
     )
 
 
@@ -7954,9 +7875,7 @@ def graphviz_faq_set() -> NaturalSet:
     root, doc, faq_path = _packaged_doc(GRAPHVIZ_PACKAGE, GRAPHVIZ_DOC, GRAPHVIZ_FAQ)
     text, qa = split_graphviz_faq(_doc_text(faq_path, "utf-8"))
     files = {"FAQ.md": text}
-    asked = [
-        NaturalQuestion(f"graphviz-faq:{k}", q, ((a, 1.0),), source="FAQ.md") for k, q, a in qa
-    ]
+    asked = _faq_questions("graphviz-faq", qa, "FAQ.md")
     kept, too_long = _add_pages(
         files,
         doc,
@@ -7966,14 +7885,12 @@ def graphviz_faq_set() -> NaturalSet:
         rel=lambda name: name.removeprefix("html/").removesuffix(".html") + ".md",
     )
     kept += _add_notes(files, doc, GRAPHVIZ_TEXTS)
-    files, scrubbed = scrub_questions(files, asked)
-    questions, unjudged = _judged(scrubbed)
-    return _packaged_set(
+    return _judged_package_set(
         "graphviz-faq",
         root,
         files,
-        questions,
-        lambda version: (
+        asked,
+        lambda version, unjudged: (
             f"Graphviz FAQ from {GRAPHVIZ_PACKAGE} {version} (hand-written HTML, one page, "
             f"{len(qa)} bold Q. questions deleted, the copy after </HTML> dropped) + the "
             f"reference, build and to-do pages and the notes ({', '.join(kept)}; left out, "
@@ -7982,7 +7899,6 @@ def graphviz_faq_set() -> NaturalSet:
             "question up to the next question or group heading; left out, answer under "
             f"{MIN_ANSWER_WORDS} words: {' | '.join(unjudged) or 'none'}"
         ),
-        left_out=unjudged,
     )
 
 
@@ -8082,9 +7998,7 @@ def lp_solve_faq_set() -> NaturalSet:
     root, doc, faq_path = _packaged_doc(LP_SOLVE_PACKAGE, LP_SOLVE_DOC, LP_SOLVE_FAQ)
     text, qa = split_lp_solve_faq(_doc_text(faq_path, "latin-1"))
     files = {"FAQ.md": text}
-    asked = [
-        NaturalQuestion(f"lp-solve-faq:{k}", q, ((a, 1.0),), source="FAQ.md") for k, q, a in qa
-    ]
+    asked = _faq_questions("lp-solve-faq", qa, "FAQ.md")
     skip = {LP_SOLVE_FAQ, *LP_SOLVE_LEFT_OUT}
     names = sorted(p.name for p in doc.glob("*.htm") if p.is_file() and p.name not in skip)
     kept, too_long = _add_pages(
@@ -8096,14 +8010,12 @@ def lp_solve_faq_set() -> NaturalSet:
         rel=lambda name: name.removesuffix(".htm") + ".md",
     )
     kept += _add_notes(files, doc, LP_SOLVE_TEXTS)
-    files, scrubbed = scrub_questions(files, asked)
-    questions, unjudged = _judged(scrubbed)
-    return _packaged_set(
+    return _judged_package_set(
         "lp-solve-faq",
         root,
         files,
-        questions,
-        lambda version: (
+        asked,
+        lambda version, unjudged: (
             f"lp_solve FAQ from {LP_SOLVE_PACKAGE} {version} (hand-written HTML, one page, "
             f"{len(qa)} bold '- question' lines deleted) + the reference guide's pages and "
             f"note ({len(kept)} files in; left out, over {LP_SOLVE_MAX_PAGE_CHARS} chars: "
@@ -8113,7 +8025,6 @@ def lp_solve_faq_set() -> NaturalSet:
             f"next one; left out, answer under {MIN_ANSWER_WORDS} words: "
             f"{' | '.join(unjudged) or 'none'}"
         ),
-        left_out=unjudged,
     )
 
 
@@ -8243,9 +8154,7 @@ def valgrind_faq_set() -> NaturalSet:
     root, doc, faq_path = _packaged_doc(VALGRIND_PACKAGE, VALGRIND_HTML, VALGRIND_FAQ)
     text, qa = split_valgrind_faq(_doc_text(faq_path, "utf-8"))
     files = {"faq.md": text}
-    asked = [
-        NaturalQuestion(f"valgrind-faq:{k}", q, ((a, 1.0),), source="faq.md") for k, q, a in qa
-    ]
+    asked = _faq_questions("valgrind-faq", qa, "faq.md")
     pages = sorted(
         p.name
         for p in doc.iterdir()
@@ -8256,14 +8165,12 @@ def valgrind_faq_set() -> NaturalSet:
     kept, too_long = _add_pages(
         files, doc, pages, "utf-8", VALGRIND_MAX_PAGE_CHARS, to_markdown=docbook_page_markdown
     )
-    files, scrubbed = scrub_questions(files, asked)
-    questions, unjudged = _judged(scrubbed)
-    return _packaged_set(
+    return _judged_package_set(
         "valgrind-faq",
         root,
         files,
-        questions,
-        lambda version: (
+        asked,
+        lambda version, unjudged: (
             f"Valgrind FAQ from {VALGRIND_PACKAGE} {version} (html/faq.html, DocBook XSL "
             f"qandaset, one page; its {len(qa)} questions and both question lists deleted) + "
             f"{len(kept)} pages of the html/ manual (left out, over "
@@ -8273,7 +8180,6 @@ def valgrind_faq_set() -> NaturalSet:
             f"row; left out, answer under {MIN_ANSWER_WORDS} words: "
             f"{' | '.join(unjudged) or 'none'}"
         ),
-        left_out=unjudged,
     )
 
 
@@ -8381,7 +8287,7 @@ def jed_faq_set() -> NaturalSet:
     root, doc, faq_path = _packaged_doc(JED_PACKAGE, JED_DOC, JED_FAQ)
     text, qa = split_jed_faq(_doc_text(faq_path, "utf-8"))
     files = {JED_FAQ: text}
-    asked = [NaturalQuestion(f"jed-faq:{k}", q, ((a, 1.0),), source=JED_FAQ) for k, q, a in qa]
+    asked = _faq_questions("jed-faq", qa, JED_FAQ)
     notes = sorted(f"{JED_NOTES}/{p.name}" for p in (doc / JED_NOTES).iterdir() if p.is_file())
     kept = _add_notes(files, doc, [rel for rel in notes if rel != JED_FAQ])
     kept += _add_notes(files, doc, JED_TEXTS)
@@ -8405,14 +8311,12 @@ def jed_faq_set() -> NaturalSet:
         rel=lambda name: f"manual/{name.removesuffix('.html')}.md",
     )
     too_long += pages_too_long
-    files, scrubbed = scrub_questions(files, asked)
-    questions, unjudged = _judged(scrubbed)
-    return _packaged_set(
+    return _judged_package_set(
         "jed-faq",
         root,
         files,
-        questions,
-        lambda version: (
+        asked,
+        lambda version, unjudged: (
             f"JED FAQ from {JED_PACKAGE} {version} (txt/jed_faq.txt, plain text, one page; "
             f"its {len(qa)} <N> question lines, wrapped lines included, and the contents "
             f"list deleted) + the editor's notes, README, function references and Debian's "
@@ -8423,7 +8327,6 @@ def jed_faq_set() -> NaturalSet:
             "to the next question or rule; left out, answer under "
             f"{MIN_ANSWER_WORDS} words: {' | '.join(unjudged) or 'none'}"
         ),
-        left_out=unjudged,
     )
 
 
@@ -8526,9 +8429,7 @@ def putty_faq_set() -> NaturalSet:
     root, doc, faq_path = _packaged_doc(PUTTY_PACKAGE, PUTTY_DOC, PUTTY_FAQ)
     text, qa = split_putty_faq(_doc_text(faq_path, "utf-8"))
     files = {"AppendixA.md": text}
-    asked = [
-        NaturalQuestion(f"putty-faq:{k}", q, ((a, 1.0),), source="AppendixA.md") for k, q, a in qa
-    ]
+    asked = _faq_questions("putty-faq", qa, "AppendixA.md")
     names = sorted(
         p.name
         for p in doc.glob("*.html")
@@ -8538,20 +8439,15 @@ def putty_faq_set() -> NaturalSet:
     for name in names:
         stem = name.removesuffix(".html")
         page = page_to_markdown(halibut_page_body(_doc_text(doc / name, "utf-8")))
-        if len(page) > PUTTY_MAX_PAGE_CHARS:
-            sections, _ = split_texinfo_chapters(page)
-            files.update({f"{stem}/{rel}": t for rel, t in sections.items()})
-            split.append(f"{name} in {len(sections)} files")
-        else:
-            files[f"{stem}.md"] = page
-    files, scrubbed = scrub_questions(files, asked)
-    questions, unjudged = _judged(scrubbed)
-    return _packaged_set(
+        cut = _add_page_or_sections(files, stem, page, PUTTY_MAX_PAGE_CHARS)
+        if cut is not None:
+            split.append(f"{name} in {cut} files")
+    return _judged_package_set(
         "putty-faq",
         root,
         files,
-        questions,
-        lambda version: (
+        asked,
+        lambda version, unjudged: (
             f"PuTTY FAQ from {PUTTY_PACKAGE} {version} (AppendixA.html, Halibut HTML, one "
             f"page; its {len(qa)} numbered <h3> questions and the contents list deleted) + "
             f"{len(names)} other pages of the manual (navigation, contents lists and footers "
@@ -8561,7 +8457,6 @@ def putty_faq_set() -> NaturalSet:
             "the next question or section heading; left out, answer under "
             f"{MIN_ANSWER_WORDS} words: {' | '.join(unjudged) or 'none'}"
         ),
-        left_out=unjudged,
     )
 
 

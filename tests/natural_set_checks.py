@@ -75,6 +75,43 @@ def assert_questions_out_answers_in(nset: Any, answers: Mapping[str, str] | None
             assert q.answers[0][0] == answers[q.qid.removeprefix(f"{nset.name}:")]
 
 
+def assert_page_keeps_answers(qa: Sequence[tuple[str, str, str]], page: str) -> None:
+    """A splitter's ``[(id, question, answer)]`` against the ``page`` it returned: each
+    answer stands in the page, and no question's text is left in it (white space and case
+    aside, :func:`flat`)."""
+    for _, q, a in qa:
+        assert a in page
+        assert flat(q) not in flat(page)
+
+
+def assert_split_answers(
+    page: str,
+    qa: Sequence[tuple[str, str, str]],
+    asked: Sequence[str],
+    answers: Mapping[str, str],
+) -> None:
+    """A splitter's (``page``, ``qa``) on a set test's FAQ: the questions exactly ``asked``,
+    in order; each id's answer exactly ``answers[id]``, the ids in ``answers``' order; and
+    :func:`assert_page_keeps_answers`."""
+    assert [q for _, q, _ in qa] == list(asked)
+    assert {k: a for k, _, a in qa} == answers
+    assert [k for k, _, _ in qa] == list(answers)
+    assert_page_keeps_answers(qa, page)
+
+
+def assert_random_split(
+    page: str, qa: Sequence[tuple[str, str, str]], expected: Sequence[tuple[str, str, str]]
+) -> None:
+    """A splitter's answer on a property test's random FAQ, whose every question opens with
+    a marker word ``entry<N>x`` found nowhere else: exactly the ``expected`` (id, question,
+    answer) triples, in order; each answer in the page; no marker left in it (every
+    question's text left the page)."""
+    assert qa == list(expected)
+    for _, _, a in qa:
+        assert a in page
+    assert not re.search(r"entry\d+x", page)
+
+
 def assert_files_as_written(nset: Any) -> None:
     """Every file the set names is on disk under its root, as the set holds it (the corpus
     indexed is the one checked)."""

@@ -176,9 +176,7 @@ def test_split_bogofilter_faq_questions_answers_and_ids() -> None:
     assert {f"bogofilter-faq#{k}": a for k, _, a in qa} == {
         k: a for k, a in ANSWERS.items() if k.startswith("bogofilter-faq#")
     }
-    for _, q, a in qa:
-        assert a in page
-        assert nsc.flat(q) not in nsc.flat(page)
+    nsc.assert_page_keeps_answers(qa, page)
     # the grouped contents list leaves the page, its group labels with it
     assert "General Information" not in page and "Operational Questions" not in page
     assert "Bogofilter Mailing Lists" not in page and "answered" not in page

@@ -156,12 +156,7 @@ def test_split_cvs_faq_questions_answers_and_ids() -> None:
     page, qa = ns.split_cvs_faq(FAQ)
     # wrapped questions read whole; a question cut mid-sentence takes its end back from
     # the answer
-    assert [q for _, q, _ in qa] == list(ASKED)
-    assert {k: a for k, _, a in qa} == ANSWERS
-    assert [k for k, _, _ in qa] == list(ANSWERS)
-    for _, q, a in qa:
-        assert a in page
-        assert nsc.flat(q) not in nsc.flat(page)
+    nsc.assert_split_answers(page, qa, ASKED, ANSWERS)
     assert "than I know it was?" not in page and "branches?" not in page
     # a question with nothing under it asks nothing and leaves the page all the same
     assert "unanswered" not in page

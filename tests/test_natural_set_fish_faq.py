@@ -191,9 +191,7 @@ def test_split_fish_faq_questions_answers_and_ids() -> None:
     # the last answer stops at the main column's end: no relbar, sidebar or footer
     tools = answers["where-can-i-find-extra-tools-for-fish"]
     assert "Oh My Fish" in tools and "Navigation" not in tools and "Copyright" not in tools
-    for _, q, a in qa:
-        assert a in page
-        assert nsc.flat(q) not in nsc.flat(page)
+    nsc.assert_page_keeps_answers(qa, page)
     # the sidebar (its local contents: every question again), the relbars and the footer
     # are outside the main column; the title stays, the permalinks go
     for gone in ("Sections", "Quick search", "Navigation", "Copyright", "documentation", "\u00b6"):

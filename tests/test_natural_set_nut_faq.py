@@ -140,12 +140,7 @@ JUDGED = [k for k in ANSWERS if k != "my-ups-driver-now-says-it-s-broken-and-w"]
 
 def test_split_nut_faq_questions_answers_and_ids() -> None:
     page, qa = ns.split_nut_faq(FAQ)
-    assert [q for _, q, _ in qa] == [" ".join(q.split()) for q in ASKED]
-    assert {k: a for k, _, a in qa} == ANSWERS
-    assert [k for k, _, _ in qa] == list(ANSWERS)
-    for _, q, a in qa:
-        assert a in page
-        assert nsc.flat(q) not in nsc.flat(page)
+    nsc.assert_split_answers(page, qa, [" ".join(q.split()) for q in ASKED], ANSWERS)
     # an entry with nothing under it asks nothing and leaves the page all the same
     assert "answered at all" not in page
     # a short title asks nothing: it stays as a line of the page, its text in no answer

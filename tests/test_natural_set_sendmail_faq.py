@@ -220,12 +220,7 @@ ANSWERS = {
 def test_split_sendmail_faq_questions_answers_and_ids() -> None:
     page, qa = ns.split_sendmail_faq(FAQ)
     # every entry that has text asks its question, wrapped lines read whole, in order
-    assert [q for _, q, _ in qa] == list(ASKED)
-    assert {k: a for k, _, a in qa} == ANSWERS
-    assert [k for k, _, _ in qa] == list(ANSWERS)
-    for _, q, a in qa:
-        assert a in page
-        assert nsc.flat(q) not in nsc.flat(page)
+    nsc.assert_split_answers(page, qa, ASKED, ANSWERS)
     # the contents lists (the file's and each section's) are gone with the questions
     assert "Table of Contents" not in page and "written for?" not in page
     assert "* 2.1" not in page and "6.1 Reference material" not in page

@@ -162,9 +162,7 @@ def test_split_valgrind_faq_questions_answers_and_ids() -> None:
     page, qa = ns.split_valgrind_faq(FAQ)
     assert [q for _, q, _ in qa] == list(ASKED)  # the screen under a question is asked too
     assert {k: a for k, _, a in qa} == ANSWERS  # the FAQ's numbers; answers as converted
-    for _, q, a in qa:
-        assert a in page
-        assert nsc.flat(q) not in nsc.flat(page)
+    nsc.assert_page_keeps_answers(qa, page)
     # both question lists and the unanswered question leave the page; headings stay
     assert "answered at all" not in page and "Background</a>" not in page
     assert 'pronounce "Valgrind' not in page and "cannot find" not in page

@@ -201,9 +201,7 @@ def test_split_xfig_faq_questions_answers_and_ids() -> None:
     assert "Problems when" not in answers["depth"] and "Problems when" not in answers["ogonek"]
     # the last answer stops at the last <hr>: the footer is the page's, not the answer's
     assert "Credits" not in answers["jpeg_prob"] and "Credits" in page
-    for _, q, a in qa:
-        assert a in page
-        assert nsc.flat(q) not in nsc.flat(page)
+    nsc.assert_page_keeps_answers(qa, page)
     # the contents go (every question again, asides and error messages too); the title and
     # each group's heading stay, once
     assert "from which mirror" not in page and "jpeg_create_decompress" not in page

@@ -47,6 +47,24 @@ class BagOfWordsEmbedder(BaseEmbedder):
         return normalize_rows(out, len(texts), self.dimension)
 
 
+def assert_one_vector_space(tmp_path: Path, embedder: BaseEmbedder, wrapped: BaseEmbedder) -> None:
+    """``wrapped`` (a framework's wrapper around ``embedder``: LangChain's
+    ``LangChainEmbedder(TreehopEmbeddings(e))``, LlamaIndex's
+    ``LlamaIndexEmbedder(TreehopEmbedding(e))``) is ``embedder``'s vector space: an index
+    either builds opens with the other, finding the same. One copy for both integrations'
+    tests, so that both are held to the same check."""
+    assert wrapped.name == embedder.name
+    with Treehop(path=tmp_path / "a", embedder=wrapped, tagger=None) as c:
+        c.add_resource("Backups run nightly.", name="ops")
+        before = [(m.uri, m.score) for m in c.find("backups").contexts()]
+    with Treehop(path=tmp_path / "a", embedder=embedder, tagger=None) as c:
+        assert [(m.uri, m.score) for m in c.find("backups").contexts()] == before
+    with Treehop(path=tmp_path / "b", embedder=embedder, tagger=None) as c:
+        c.add_resource("Backups run nightly.", name="ops")
+    with Treehop(path=tmp_path / "b", embedder=wrapped, tagger=None) as c:
+        assert [m.uri for m in c.find("backups").contexts()] == ["viking://resources/ops"]
+
+
 HAND_ROOT = "viking://resources"
 HAND_DIM = 8
 

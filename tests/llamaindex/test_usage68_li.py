@@ -10,9 +10,6 @@ already read ``0`` as "no limit" and refused ``None`` ("must be an integer").
 from __future__ import annotations
 
 import asyncio
-import os
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -27,7 +24,7 @@ from llama_index.vector_stores.treehop import TreehopVectorStore
 from treehop import Treehop
 from treehop.errors import EmbeddingError, InvalidQueryError
 
-from treehop_test_doubles import BagOfWordsEmbedder
+from treehop_test_doubles import BagOfWordsEmbedder, assert_one_vector_space, run_script
 
 _TEXTS = ["Pagers go off at night.", "Keys rotate every 90 days.", "Backups run nightly."]
 
@@ -91,17 +88,7 @@ def test_llamaindex_embedder_of_treehop_embedding_is_the_embedders_space(tmp_pat
     ``Treehop(path)`` (and the CLI, the MCP server) refused the index it built, and it
     refused theirs. It is that embedder's vector space, under that embedder's name."""
     embedder = BagOfWordsEmbedder()
-    wrapped = LlamaIndexEmbedder(TreehopEmbedding(embedder))
-    assert wrapped.name == embedder.name
-    with Treehop(path=tmp_path / "a", embedder=wrapped, tagger=None) as c:
-        c.add_resource("Backups run nightly.", name="ops")
-        before = [(m.uri, m.score) for m in c.find("backups").contexts()]
-    with Treehop(path=tmp_path / "a", embedder=embedder, tagger=None) as c:
-        assert [(m.uri, m.score) for m in c.find("backups").contexts()] == before
-    with Treehop(path=tmp_path / "b", embedder=embedder, tagger=None) as c:
-        c.add_resource("Backups run nightly.", name="ops")
-    with Treehop(path=tmp_path / "b", embedder=wrapped, tagger=None) as c:
-        assert [m.uri for m in c.find("backups").contexts()] == ["viking://resources/ops"]
+    assert_one_vector_space(tmp_path, embedder, LlamaIndexEmbedder(TreehopEmbedding(embedder)))
     # any other LlamaIndex model keeps its own name, and an explicit name still wins
     assert LlamaIndexEmbedder(WordHashEmbedding()).name.startswith("llamaindex:WordHashEmbedding")
     assert LlamaIndexEmbedder(TreehopEmbedding(embedder), name="mine").name == "mine"
@@ -128,26 +115,12 @@ def test_an_index_stored_under_the_old_wrapper_name_still_opens(tmp_path: Path) 
         assert [m.uri for m in c.find("backups").contexts()] == ["viking://resources/ops"]
         c.add_resource("The pager rota moved.", name="pager")  # (a write: the name is stored)
     script = (
-        "import sys; from treehop import Treehop; from treehop_test_doubles import "
-        "BagOfWordsEmbedder as B\n"
-        "with Treehop(sys.argv[1], embedder=B(), tagger=None) as c:\n"
-        "    print(len(c.find('backups', limit=1).contexts()))"
+        "import sys\nsys.path[:0] = {paths!r}\nfrom treehop import Treehop\n"
+        "from treehop_test_doubles import BagOfWordsEmbedder as B\n"
+        "with Treehop({index!r}, embedder=B(), tagger=None) as c:\n"
+        "    print(len(c.find('backups', limit=1).contexts()))\n"
     )
-    tests_dir = str(Path(__file__).resolve().parents[1])
-    env = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join([tests_dir, os.environ.get("PYTHONPATH", "")]),
-    }
-    run = subprocess.run(
-        [sys.executable, "-c", script, str(tmp_path / "old")],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-        check=False,
-    )
-    assert run.returncode == 0, run.stderr[-2000:]
-    assert run.stdout.strip() == "1"
+    assert run_script(script, tmp_path / "old", tmp_path) == ["1"]
     # another model's index is still refused
     with pytest.raises(EmbeddingError, match="mix vector spaces"):
         Treehop(

@@ -6,6 +6,7 @@ import os
 import re
 import stat
 import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -274,13 +275,20 @@ def _open_below(path: str, below: int) -> int:
     (``ELOOP`` / ``ENOTDIR``) and the file is skipped as unreadable."""
     parts = path.split(os.sep)
     top = os.sep.join(parts[: -below - 1]) or os.sep
-    fd = os.open(top, _DIR_FLAGS)
+    return _open_through(os.open(top, _DIR_FLAGS), parts[-below - 1 : -1], parts[-1])
+
+
+def _open_through(fd: int, folders: Sequence[str], name: str) -> int:
+    """Open ``name`` below ``folders`` below the folder open as ``fd``, each folder and the
+    file through its parent's descriptor with ``O_NOFOLLOW``; ``fd`` and every folder
+    opened on the way are closed, whether the open succeeds or fails. The one walk
+    :func:`_open_below` and :meth:`FolderCursor.open` (past its kept folders) both make."""
     try:
-        for name in parts[-below - 1 : -1]:
-            inner = os.open(name, _DIR_FLAGS | _NO_FOLLOW, dir_fd=fd)
+        for folder in folders:
+            inner = os.open(folder, _DIR_FLAGS | _NO_FOLLOW, dir_fd=fd)
             os.close(fd)
             fd = inner
-        return os.open(parts[-1], _READ_FLAGS | _NO_FOLLOW, dir_fd=fd)
+        return os.open(name, _READ_FLAGS | _NO_FOLLOW, dir_fd=fd)
     finally:
         os.close(fd)
 
@@ -352,14 +360,7 @@ class FolderCursor:
         if deeper == len(folders):
             return os.open(parts[-1], _READ_FLAGS | _NO_FOLLOW, dir_fd=self._fds[-1])
         fd = os.open(folders[deeper], _DIR_FLAGS | _NO_FOLLOW, dir_fd=self._fds[-1])
-        try:
-            for name in folders[deeper + 1 :]:
-                inner = os.open(name, _DIR_FLAGS | _NO_FOLLOW, dir_fd=fd)
-                os.close(fd)
-                fd = inner
-            return os.open(parts[-1], _READ_FLAGS | _NO_FOLLOW, dir_fd=fd)
-        finally:
-            os.close(fd)
+        return _open_through(fd, folders[deeper + 1 :], parts[-1])
 
 
 def _read_bytes(

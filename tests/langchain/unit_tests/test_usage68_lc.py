@@ -27,7 +27,7 @@ from treehop import Treehop
 from treehop.errors import EmbeddingError, InvalidFilterError, InvalidQueryError
 
 from lc_helpers import WordHashEmbeddings
-from treehop_test_doubles import BagOfWordsEmbedder
+from treehop_test_doubles import BagOfWordsEmbedder, assert_one_vector_space
 
 _DOCS = [
     Document("Backups run nightly.", metadata={"source": "ops.md", "start_index": 0}),
@@ -95,17 +95,7 @@ def test_langchain_embedder_of_treehop_embeddings_is_the_embedders_space(tmp_pat
     use the default model) and the other way round; it stored ``langchain:TreehopEmbeddings:
     ...`` and each refused the other's index ("would mix vector spaces")."""
     embedder = BagOfWordsEmbedder()
-    wrapped = LangChainEmbedder(TreehopEmbeddings(embedder))
-    assert wrapped.name == embedder.name
-    with Treehop(path=tmp_path / "a", embedder=wrapped, tagger=None) as c:
-        c.add_resource("Backups run nightly.", name="ops")
-        before = [(m.uri, m.score) for m in c.find("backups").contexts()]
-    with Treehop(path=tmp_path / "a", embedder=embedder, tagger=None) as c:
-        assert [(m.uri, m.score) for m in c.find("backups").contexts()] == before
-    with Treehop(path=tmp_path / "b", embedder=embedder, tagger=None) as c:
-        c.add_resource("Backups run nightly.", name="ops")
-    with Treehop(path=tmp_path / "b", embedder=wrapped, tagger=None) as c:
-        assert [m.uri for m in c.find("backups").contexts()] == ["viking://resources/ops"]
+    assert_one_vector_space(tmp_path, embedder, LangChainEmbedder(TreehopEmbeddings(embedder)))
 
 
 def test_other_langchain_models_keep_their_own_space_name() -> None:
