@@ -8576,9 +8576,7 @@ def avr_libc_faq_set() -> NaturalSet:
     root, doc, faq_path = _packaged_doc(AVR_LIBC_PACKAGE, AVR_LIBC_DOC, AVR_LIBC_FAQ)
     text, qa = split_avr_libc_faq(_doc_text(faq_path, "utf-8"))
     files = {"FAQ.md": text}
-    asked = [
-        NaturalQuestion(f"avr-libc-faq:{k}", q, ((a, 1.0),), source="FAQ.md") for k, q, a in qa
-    ]
+    asked = _faq_questions("avr-libc-faq", qa, "FAQ.md")
     names = sorted(
         p.name
         for p in doc.glob("*.html")
@@ -8596,14 +8594,12 @@ def avr_libc_faq_set() -> NaturalSet:
         to_markdown=doxygen_contents_markdown,
     )
     notes = _add_notes(files, doc.parent, AVR_LIBC_TEXTS)
-    files, scrubbed = scrub_questions(files, asked)
-    questions, unjudged = _judged(scrubbed)
-    return _packaged_set(
+    return _judged_package_set(
         "avr-libc-faq",
         root,
         files,
-        questions,
-        lambda version: (
+        asked,
+        lambda version, unjudged: (
             f"avr-libc FAQ from {AVR_LIBC_PACKAGE} {version} (avr-libc-user-manual/FAQ.html, "
             f"Doxygen HTML, one page; its {len(qa)} anchored <h1> questions, the list of them "
             f"and the 'Back to FAQ Index' lines deleted) + {len(kept)} other pages of the "
@@ -8614,7 +8610,6 @@ def avr_libc_faq_set() -> NaturalSet:
             "a question up to the next question; left out, answer under "
             f"{MIN_ANSWER_WORDS} words: {' | '.join(unjudged) or 'none'}"
         ),
-        left_out=unjudged,
     )
 
 
@@ -8745,7 +8740,7 @@ def libxml2_faq_set() -> NaturalSet:
     root, doc, faq_path = _packaged_doc(LIBXML2_PACKAGE, LIBXML2_DOC, LIBXML2_FAQ)
     text, qa = split_libxml2_faq(_doc_text(faq_path, "utf-8"))
     files = {"FAQ.md": text}
-    asked = [NaturalQuestion(f"libxml2-faq:{k}", q, ((a, 1.0),), source="FAQ.md") for k, q, a in qa]
+    asked = _faq_questions("libxml2-faq", qa, "FAQ.md")
     site = sorted(
         p.name
         for p in doc.glob("*.html")
@@ -8771,14 +8766,12 @@ def libxml2_faq_set() -> NaturalSet:
         )
         added.append(len(in_folder))
         too_long += [f"{folder}/{name}" for name in over]
-    files, scrubbed = scrub_questions(files, asked)
-    questions, unjudged = _judged(scrubbed)
-    return _packaged_set(
+    return _judged_package_set(
         "libxml2-faq",
         root,
         files,
-        questions,
-        lambda version: (
+        asked,
+        lambda version, unjudged: (
             f"libxml2 FAQ from {LIBXML2_PACKAGE} {version} (html/FAQ.html, hand-written "
             f"XHTML, one page; its {len(qa)} <li><em> questions and the list of sections "
             f"deleted) + {len(kept)} other pages of the site, {added[0]} API module pages "
@@ -8789,7 +8782,6 @@ def libxml2_faq_set() -> NaturalSet:
             f"list item; left out, answer under {MIN_ANSWER_WORDS} words: "
             f"{' | '.join(unjudged) or 'none'}"
         ),
-        left_out=unjudged,
     )
 
 
