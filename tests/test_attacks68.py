@@ -1,0 +1,71 @@
+"""Adversarial pass on stop 60's merged surface (helper attacks68).
+
+Each test failed on main ``99b45f6``:
+
+- a closed client took a batch of records: ``aadd_records`` over a closed ``Treehop`` or
+  ``AsyncTreehop`` (and ``add_records`` over a closed ``AsyncTreehop``), so LangChain's
+  ``aadd_documents`` / ``add_documents`` over them, wrote into the index its close had saved
+  for the last time and returned the new URIs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from langchain_core.documents import Document
+
+from langchain_treehop import aadd_documents, add_documents
+from treehop import AsyncTreehop, Treehop
+from treehop.errors import ClientClosedError
+from treehop.ingest.records import aadd_records, add_records
+from treehop.integration_kit import run_sync
+
+from treehop_test_doubles import BagOfWordsEmbedder
+
+LATE = [("kubernetes rollback written after the close", {"uri": "viking://resources/late"})]
+
+
+def _closed(kind: str, path: Path) -> Treehop | AsyncTreehop:
+    """A client on ``path`` holding one text, then closed."""
+    if kind == "sync":
+        th = Treehop(path, embedder=BagOfWordsEmbedder(), tagger=None)
+        th.add_resource("kubernetes rollback seed", name="seed")
+        th.close()
+        return th
+    a = AsyncTreehop(path, embedder=BagOfWordsEmbedder(), tagger=None)
+
+    async def write_and_close() -> None:
+        await a.add_resource("kubernetes rollback seed", name="seed")
+        await a.close()
+
+    asyncio.run(write_and_close())
+    return a
+
+
+def _writes(client: Treehop | AsyncTreehop) -> dict[str, Callable[[], Any]]:
+    docs = [Document(page_content=LATE[0][0], metadata=LATE[0][1])]
+    calls: dict[str, Callable[[], Any]] = {
+        "aadd_records": lambda: asyncio.run(aadd_records(client, LATE)),
+        "langchain aadd_documents": lambda: asyncio.run(aadd_documents(client, docs)),
+        "langchain add_documents": lambda: add_documents(client, docs),
+    }
+    if isinstance(client, AsyncTreehop):
+        calls["add_records"] = lambda: add_records(client, LATE, run_async=run_sync)
+    return calls
+
+
+@pytest.mark.parametrize("kind", ["sync", "async"])
+def test_a_closed_client_takes_no_records(kind: str, tmp_path: Path) -> None:
+    client = _closed(kind, tmp_path / "index")
+    for name, write in _writes(client).items():
+        with pytest.raises(ClientClosedError, match="closed"):
+            write()
+        # nothing written: a new client of the index holds the seed alone
+        with Treehop(tmp_path / "index", embedder=BagOfWordsEmbedder(), tagger=None) as th:
+            assert [e.uri for e in th.ls("viking://resources")] == [
+                "viking://resources/seed"
+            ], name
