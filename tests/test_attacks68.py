@@ -66,6 +66,17 @@ def test_a_closed_client_takes_no_records(kind: str, tmp_path: Path) -> None:
             write()
         # nothing written: a new client of the index holds the seed alone
         with Treehop(tmp_path / "index", embedder=BagOfWordsEmbedder(), tagger=None) as th:
-            assert [e.uri for e in th.ls("viking://resources")] == [
-                "viking://resources/seed"
-            ], name
+            assert [e.uri for e in th.ls("viking://resources")] == ["viking://resources/seed"], name
+
+
+def test_an_llm_configs_repr_hides_the_credentials_in_its_url() -> None:
+    from treehop.llm.openai_compatible import LLMConfig, ModelsConfig
+
+    url = "https://reader:pw-hunter2-secret@llm.example/v1?key=AIza-secret-key"
+    cfg = LLMConfig(model="m", base_url=url, api_key="sk-the-api-key")
+    for shown in (repr(cfg), str(cfg), repr(ModelsConfig(default=cfg, query_planner=cfg))):
+        assert "pw-hunter2-secret" not in shown and "AIza-secret-key" not in shown
+        assert "sk-the-api-key" not in shown
+        assert "llm.example/v1" in shown  # (the host still shown, as the built model's repr)
+    assert cfg.base_url == url  # (kept: the model is built with it)
+    assert LLMConfig.model_validate(cfg.model_dump()).base_url == url

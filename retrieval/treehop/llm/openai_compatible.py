@@ -313,6 +313,16 @@ class LLMConfig(ConfigModel):
     max_retries: int = Field(default=2, ge=0, le=10)
     json_mode_supported: bool = True
 
+    def __repr_args__(self) -> Any:
+        """The fields as pydantic shows them (``repr``, ``str``), ``base_url`` through
+        :func:`~treehop.redaction.redact_url`. Why (helper attacks68): a URL carrying
+        credentials (``https://user:password@host/v1``, ``?key=...``) was shown whole by
+        ``repr(LLMConfig(...))`` and so by ``ModelsConfig``'s, where the model built from it
+        (``OpenAICompatibleLLM``'s repr) and the embedders show ``https://***@host``. The
+        value itself is kept (``model_dump`` still writes what was given, to load again)."""
+        for name, value in super().__repr_args__():
+            yield name, (redact_url(value) if name == "base_url" and value else value)
+
     def build(self) -> OpenAICompatibleLLM:
         return OpenAICompatibleLLM(
             self.model,
