@@ -80,3 +80,58 @@ def test_an_llm_configs_repr_hides_the_credentials_in_its_url() -> None:
         assert "llm.example/v1" in shown  # (the host still shown, as the built model's repr)
     assert cfg.base_url == url  # (kept: the model is built with it)
     assert LLMConfig.model_validate(cfg.model_dump()).base_url == url
+
+
+BAD_TIMEOUTS = [float("inf"), 1e12, float("nan"), 10**400, -1.0, True, "30", None]
+
+
+def test_a_timeout_or_backoff_no_call_can_use_is_refused_when_the_model_is_made() -> None:
+    """``timeout_s=inf`` (or 1e12) made every sync call fail with "OverflowError: timestamp
+    out of range for platform time_t"; a ``backoff_s`` of NaN, -1, ``None`` or ``"x"``
+    failed every retried call (NaN hung an async one until its deadline)."""
+    from treehop._http import RetryPolicy
+    from treehop.embedders.openai_compatible import OpenAICompatibleEmbedder
+    from treehop.errors import EmbeddingError, InvalidConfigError, LLMError, RerankError
+    from treehop.llm.openai_compatible import LLMConfig, OpenAICompatibleLLM
+    from treehop.rerankers.http_rerank import HTTPReranker
+    from treehop.rerankers.vikingdb_rerank import VikingDBReranker
+
+    url = "http://127.0.0.1:9/v1"
+    made: dict[str, tuple[type[Exception], Callable[[Any], Any]]] = {
+        "llm timeout_s": (LLMError, lambda t: OpenAICompatibleLLM("m", base_url=url, timeout_s=t)),
+        "llm backoff_s": (LLMError, lambda t: OpenAICompatibleLLM("m", base_url=url, backoff_s=t)),
+        "embedder timeout_s": (
+            EmbeddingError,
+            lambda t: OpenAICompatibleEmbedder("m", base_url=url, api_key="k", timeout_s=t),
+        ),
+        "http reranker timeout_s": (
+            RerankError,
+            lambda t: HTTPReranker(base_url=url, timeout_s=t),
+        ),
+        "vikingdb reranker timeout_s": (
+            RerankError,
+            lambda t: VikingDBReranker(ak="ak", sk="sk", timeout_s=t),
+        ),
+        "LLMConfig timeout_s": (InvalidConfigError, lambda t: LLMConfig(model="m", timeout_s=t)),
+        "LLMConfig deadline_s": (
+            InvalidConfigError,
+            lambda t: LLMConfig(model="m", deadline_s=t),
+        ),
+        "RetryPolicy backoff_s": (InvalidConfigError, lambda t: RetryPolicy(backoff_s=t)),
+        "RetryPolicy max_backoff_s": (
+            InvalidConfigError,
+            lambda t: RetryPolicy(max_backoff_s=t),
+        ),
+    }
+    for name, (error, make) in made.items():
+        make(30)  # (the control: a usable value is taken)
+        make(9_999_999.5)
+        for bad in BAD_TIMEOUTS:
+            if bad is None and name == "LLMConfig deadline_s":
+                continue  # (None: no total deadline, documented)
+            with pytest.raises(error, match=r"deadline_s|timeout_s|backoff_s"):
+                make(bad)
+    RetryPolicy(backoff_s=0, max_backoff_s=0)  # (no pause between tries: allowed)
+    for bad_retries in (-1, 2.5, True, None):
+        with pytest.raises(InvalidConfigError, match="max_retries"):
+            RetryPolicy(max_retries=bad_retries)  # type: ignore[arg-type]
