@@ -135,3 +135,41 @@ def test_a_timeout_or_backoff_no_call_can_use_is_refused_when_the_model_is_made(
     for bad_retries in (-1, 2.5, True, None):
         with pytest.raises(InvalidConfigError, match="max_retries"):
             RetryPolicy(max_retries=bad_retries)  # type: ignore[arg-type]
+
+
+def test_a_client_opened_in_a_forked_child_works_through_the_wrappers_sync_paths() -> None:
+    """The wrappers run an ``AsyncTreehop``'s coroutines from sync code on one shared loop
+    thread; a child forked after the parent had used it inherited the parent's (whose thread
+    is not in the child): the child's own new client was refused through every sync path,
+    "opened in another process (before os.fork()) ... open a new client in this process"."""
+    import os
+    import signal
+
+    from langchain_treehop import TreehopRetriever, TreehopVectorStore
+
+    def use(tag: str) -> list[str]:
+        client = AsyncTreehop(None, embedder=BagOfWordsEmbedder(), tagger=None)
+        store = TreehopVectorStore(client=client)
+        store.add_texts([f"kubernetes rollback from the {tag}"])
+        found = [d.page_content for d in store.similarity_search("kubernetes rollback", k=1)]
+        found += [d.page_content for d in TreehopRetriever(client=client, k=1).invoke("rollback")]
+        return found
+
+    assert use("parent") == ["kubernetes rollback from the parent"] * 2  # (shared loop started)
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: report through the pipe, never return into pytest
+        signal.alarm(60)  # (a hang ends the child; the parent then reads no report)
+        try:
+            out = "\n".join(use("child"))
+        except BaseException as e:  # (reported: the test fails on it)
+            out = f"{type(e).__name__}: {e}"
+        finally:
+            os.write(w, out.encode())
+            os._exit(0)
+    os.close(w)
+    with os.fdopen(r) as f:
+        report = f.read().splitlines()
+    os.waitpid(pid, 0)
+    assert report == ["kubernetes rollback from the child"] * 2, report
+    assert use("parent again") == ["kubernetes rollback from the parent again"] * 2
