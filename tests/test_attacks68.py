@@ -173,3 +173,50 @@ def test_a_client_opened_in_a_forked_child_works_through_the_wrappers_sync_paths
     os.waitpid(pid, 0)
     assert report == ["kubernetes rollback from the child"] * 2, report
     assert use("parent again") == ["kubernetes rollback from the parent again"] * 2
+
+
+def test_a_child_forked_during_a_batch_of_finds_keeps_its_garbage_collector() -> None:
+    """A batch of finds pauses the cyclic collector (``collector_paused``) and counts the
+    batches under way; a child forked while another thread ran one inherited the count and
+    the collector off, and no batch of its own brought the count back to 0."""
+    import gc
+    import os
+    import signal
+    import threading
+
+    from treehop.batched_context import collector_paused
+
+    assert gc.isenabled()
+    inside, leave = threading.Event(), threading.Event()
+
+    def batch() -> None:
+        with collector_paused():
+            inside.set()
+            leave.wait()
+
+    t = threading.Thread(target=batch)
+    t.start()
+    inside.wait()
+    try:
+        r, w = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the child: report through the pipe, never return into pytest
+            signal.alarm(60)
+            try:
+                with collector_paused():  # (the child's own batch)
+                    during = gc.isenabled()
+                out = f"{during} {gc.isenabled()}"
+            except BaseException as e:
+                out = f"{type(e).__name__}: {e}"
+            finally:
+                os.write(w, out.encode())
+                os._exit(0)
+        os.close(w)
+        with os.fdopen(r) as f:
+            report = f.read()
+        os.waitpid(pid, 0)
+    finally:
+        leave.set()
+        t.join()
+    assert report == "False True", report  # paused during its batch, on again after
+    assert gc.isenabled()  # (the parent's, once its batch ended)
