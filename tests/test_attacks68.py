@@ -20,7 +20,7 @@ from langchain_core.documents import Document
 
 from langchain_treehop import aadd_documents, add_documents
 from treehop import AsyncTreehop, Treehop
-from treehop.errors import ClientClosedError
+from treehop.errors import ClientClosedError, InvalidFilterError
 from treehop.ingest.records import aadd_records, add_records
 from treehop.integration_kit import run_sync
 
@@ -220,3 +220,40 @@ def test_a_child_forked_during_a_batch_of_finds_keeps_its_garbage_collector() ->
         t.join()
     assert report == "False True", report  # paused during its batch, on again after
     assert gc.isenabled()  # (the parent's, once its batch ended)
+
+
+def test_a_shown_key_filter_too_big_once_rewritten_is_refused_when_the_retriever_is_built() -> None:
+    """attacks67 named the bound such a filter crosses, at the first ``invoke`` /
+    ``retrieve``; the retrievers check the rest of a filter when they are built."""
+    from llama_index.core.vector_stores.types import (
+        FilterCondition,
+        MetadataFilter,
+        MetadataFilters,
+    )
+
+    from langchain_treehop import TreehopRetriever
+    from llama_index.retrievers.treehop import TreehopRetriever as LlamaIndexRetriever
+
+    th = Treehop(None, embedder=BagOfWordsEmbedder(), tagger=None)
+    th.add_resource("kubernetes rollback deploy", name="beta")
+    lc_spec = {"$or": [{"source": f"x{i}"} for i in range(85)]}
+    with pytest.raises(ValueError, match=r"shown key\(s\) 'source' \(85 leaves\)"):
+        TreehopRetriever(client=th, metadata_filter=lc_spec)
+    li_spec = MetadataFilters(
+        filters=[MetadataFilter(key="file_name", value=f"x{i}") for i in range(70)],
+        condition=FilterCondition.OR,
+    )
+    with pytest.raises(InvalidFilterError, match=r"shown key\(s\) 'file_name' \(70 leaves\)"):
+        LlamaIndexRetriever(th, filters=li_spec)
+    # (under the bounds once rewritten: built and answered as before)
+    lc_ok = {"$or": [{"source": f"x{i}"} for i in range(60)] + [{"source": "beta"}]}
+    assert [
+        d.metadata["source"]
+        for d in TreehopRetriever(client=th, metadata_filter=lc_ok).invoke("kubernetes")
+    ] == ["beta"]
+    li_ok = MetadataFilters(
+        filters=[MetadataFilter(key="file_name", value=f"x{i}") for i in range(40)],
+        condition=FilterCondition.OR,
+    )
+    assert LlamaIndexRetriever(th, filters=li_ok).retrieve("kubernetes") == []
+    th.close()

@@ -488,6 +488,17 @@ class TreehopRetriever(BaseRetriever, TreehopRetrievalOptions):
         self.client = self._open(self._opening_args())
         return self
 
+    @model_validator(mode="after")
+    def _check_shown_filter(self) -> TreehopRetriever:
+        """A filter on the shown ``source`` checked at construction as rewritten (see
+        :func:`_core`), as the filter's own bounds are. Why (helper attacks68, attacks67's
+        open item): a filter within the DSL's bounds as written whose ``source`` leaves'
+        rewrite crossed them (85 leaves in an ``$or``) was built without a word and
+        refused at the first ``invoke``."""
+        if self.client is not None and not is_knowledge_source(self.client):
+            show_fields(self.metadata_filter, (SOURCE,))
+        return self
+
     def _open(self, args: tuple[Any, ...]) -> AsyncTreehop:
         """A client on ``path`` built from this retriever's opening arguments ``args``."""
         client = AsyncTreehop(

@@ -394,6 +394,11 @@ class TreehopRetriever(BaseRetriever):
         source = getattr(self, "_source", None)
         if source is not None and (mapped.tags is not None or mapped.tags_all):
             raise InvalidFilterError(kit.source_refusal(source, "a 'tags' filter"))
+        if source is None:
+            # (checked here as rewritten for the core, :meth:`_shown_filter`: a filter whose
+            # file_name / file_path leaves' rewrite crossed the DSL's bounds was refused at
+            # the first retrieve only; helper attacks68)
+            show_fields(mapped.filter, SHOWN_FIELDS)
         self._filters = value
         self._mapped: TreehopFilterArgs = mapped
 
