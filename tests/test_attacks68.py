@@ -257,3 +257,58 @@ def test_a_shown_key_filter_too_big_once_rewritten_is_refused_when_the_retriever
     )
     assert LlamaIndexRetriever(th, filters=li_ok).retrieve("kubernetes") == []
     th.close()
+
+
+@pytest.mark.parametrize("made", ["folder", "fifo", "dev-zero", "big"])
+def test_a_damaged_current_file_is_a_typed_error_or_a_recovery_never_a_hang(
+    made: str, tmp_path: Path
+) -> None:
+    """``CURRENT`` (the index's pointer to its manifest) made a folder: the open's repair
+    raised a raw ``IsADirectoryError``; made a FIFO: every open hung (no writer comes);
+    a link to ``/dev/zero``: read until memory ran out. Now each is read as damaged
+    (the newest intact manifest found, as for a corrupted ``CURRENT``), and a repair that
+    cannot write it is a ``StoreError``."""
+    import os
+    import shutil
+    import signal
+
+    from treehop.errors import StoreError
+
+    built = tmp_path / "built"
+    with Treehop(built, embedder=BagOfWordsEmbedder(), tagger=None) as th:
+        th.add_resource("kubernetes rollback seed", name="seed")
+    index = tmp_path / "index"  # (a copy: this process never opened it, so the open reads it)
+    shutil.copytree(built, index)
+    current = index / "CURRENT"
+    current.unlink()
+    if made == "folder":
+        current.mkdir()
+    elif made == "fifo":
+        os.mkfifo(current)
+    elif made == "dev-zero":
+        current.symlink_to("/dev/zero")
+    else:
+        current.write_bytes(b"MANIFEST-000001.json 00000000\n" * 100_000)
+
+    class Hung(BaseException):  # (not an OSError, which the open's reads catch)
+        pass
+
+    def hung(*_: object) -> None:
+        raise Hung(f"opening an index whose CURRENT is a {made} hung")
+
+    before = signal.signal(signal.SIGALRM, hung)
+    signal.alarm(60)  # (a hang fails the test instead of stopping the run)
+    try:
+        try:
+            th = Treehop(index, embedder=BagOfWordsEmbedder(), tagger=None)
+        except StoreError as exc:
+            assert made == "folder" and "CURRENT" in str(exc), exc
+            return
+        with th:
+            assert [e.uri for e in th.ls("viking://resources")] == ["viking://resources/seed"]
+            th.add_resource("kubernetes rollback later", name="later")
+        with Treehop(index, embedder=BagOfWordsEmbedder(), tagger=None) as again:
+            assert len(again.ls("viking://resources")) == 2
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, before)
