@@ -312,3 +312,20 @@ def test_a_damaged_current_file_is_a_typed_error_or_a_recovery_never_a_hang(
     finally:
         signal.alarm(0)
         signal.signal(signal.SIGALRM, before)
+
+
+@pytest.mark.parametrize("field", ["role", "speaker"])
+def test_a_message_field_given_as_an_array_is_refused_typed(field: str) -> None:
+    """``role is None or role == ""``: for a numpy array ``==`` is an array, whose truth
+    raised a raw ``ValueError`` ("truth value of an array ... is ambiguous")."""
+    import numpy as np
+
+    from treehop.errors import InvalidQueryError
+
+    th = Treehop(None, embedder=BagOfWordsEmbedder(), tagger=None)
+    odd: dict[str, Any] = {"role": "user", "content": "kubernetes rollback"}
+    odd[field] = np.array(["user", "assistant"])
+    with pytest.raises(InvalidQueryError, match=rf"messages\[1\]: {field} must"):
+        th.add_messages([{"role": "user", "content": "first"}, odd], conversation_id="c")
+    assert len(th.store) == 0  # (the call refused whole: nothing written)
+    th.close()
