@@ -329,3 +329,46 @@ def test_a_message_field_given_as_an_array_is_refused_typed(field: str) -> None:
         th.add_messages([{"role": "user", "content": "first"}, odd], conversation_id="c")
     assert len(th.store) == 0  # (the call refused whole: nothing written)
     th.close()
+
+
+def test_a_sync_clients_aio_writes_from_another_event_loop_while_its_loop_writes() -> None:
+    """A sync ``Treehop`` writes on its own loop thread; its ``.aio`` (what the wrappers'
+    async paths use over it: LangChain's ``aadd_texts`` / ``aadd_documents``) writes on the
+    caller's loop. The client's write lock was an ``asyncio.Lock``: a write waiting on one
+    loop for a hold on the other was woken from the wrong thread and hung (or raised "is
+    bound to a different event loop"). Deterministic: the hold waits for an event the
+    waiting side sets once the other write is queued."""
+    import threading
+
+    from langchain_treehop import TreehopVectorStore
+
+    th = Treehop(None, embedder=BagOfWordsEmbedder(), tagger=None)
+    held, go = threading.Event(), threading.Event()
+
+    async def hold() -> None:  # (on the sync client's loop thread)
+        async with th.aio.writer.lock:
+            held.set()
+            await asyncio.to_thread(go.wait)
+
+    holder = threading.Thread(target=lambda: th.run(hold()))
+    holder.start()
+    held.wait()
+
+    async def write_beside() -> list[str]:  # (on this thread's own loop)
+        store = TreehopVectorStore(client=th)
+        task = asyncio.ensure_future(store.aadd_texts(["kubernetes rollback from asyncio"]))
+        while not th.aio.writer.lock.waiting():  # (loop turns until it is queued)
+            await asyncio.sleep(0)
+        go.set()
+        return await asyncio.wait_for(task, 30)
+
+    try:
+        ids = asyncio.run(write_beside())
+    finally:
+        go.set()
+        holder.join()
+    assert len(ids) == 1 and not th.aio.writer.lock.locked()
+    th.add_resource("kubernetes rollback from the sync client", name="sync")  # (lock free)
+    found = {d.page_content for d in TreehopVectorStore(client=th).similarity_search("rollback")}
+    assert "kubernetes rollback from asyncio" in found
+    th.close()
