@@ -428,7 +428,7 @@ class WriteLock:
     for an embedded store on disk, with every other process
     (:func:`~treehop.stores._filelock.aholding_store`).
 
-    Why both: the client's ``asyncio.Lock`` queues its own calls in order without a
+    Why both: the client's own lock queues its own calls in order without a
     deadline, as before; the store's lock makes a write's checks of its place and the write
     one step for every writer of the store (two clients, or two processes, each checked "no
     document above this place" and then each wrote; helper xproc59). Waiting for the
