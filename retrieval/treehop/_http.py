@@ -46,6 +46,7 @@ from typing import Any, TypeVar
 import httpcore
 import httpx
 
+from .errors import InvalidConfigError
 from .redaction import install_log_filter, redact, redact_url, register_url_secrets
 
 install_log_filter()
@@ -59,13 +60,46 @@ _REBUILT_DROP = frozenset({"content-encoding", "content-length", "transfer-encod
 MAX_ERROR_BODY_CHARS = 300
 
 
+MAX_SECONDS = 1e7
+"""The longest duration (a deadline, a socket timeout, a backoff) a remote client takes:
+about 115 days. Past some 9e9 s a socket timeout overflows the platform's ``time_t``."""
+
+
+def check_seconds(value: object, error: type[Exception], name: str, *, zero: bool = False) -> float:
+    """A duration argument: a number in ``(0, MAX_SECONDS)`` (``[0, ...)`` with ``zero``),
+    else ``error``. Why (helper attacks68): a socket timeout or a backoff was checked as
+    ``> 0`` or not at all, so ``timeout_s=inf`` (or ``1e12``) made every sync call of the
+    model fail with "OverflowError: timestamp out of range for platform time_t", and
+    ``backoff_s`` of NaN, -1, ``None`` or ``"x"`` failed each retried call with an internal
+    ``ValueError`` / ``TypeError`` (NaN hung an async call until its deadline, for good
+    without one): accepted at construction, unusable at the first call."""
+    # (compared before ``float()``: an int past float range, 10**400, raised OverflowError;
+    # NaN fails every comparison)
+    number = isinstance(value, (int, float)) and not isinstance(value, bool)
+    if number and (value >= 0 if zero else value > 0) and value < MAX_SECONDS:  # type: ignore[operator]
+        return float(value)  # type: ignore[arg-type]
+    low = "non-negative" if zero else "positive"
+    raise error(
+        f"{name} must be a {low} number of seconds below {MAX_SECONDS:g}, got {value!r:.100}"
+    )
+
+
 @dataclass(frozen=True)
 class RetryPolicy:
-    """``max_retries`` extra attempts after the first, exponential backoff with jitter."""
+    """``max_retries`` extra attempts after the first, exponential backoff with jitter.
+    Checked when made (:class:`~treehop.errors.InvalidConfigError`): a backoff of NaN or
+    -1 failed every retried call (helper attacks68)."""
 
     max_retries: int = 2
     backoff_s: float = 0.25
     max_backoff_s: float = 4.0
+
+    def __post_init__(self) -> None:
+        r = self.max_retries
+        if isinstance(r, bool) or not isinstance(r, int) or r < 0:
+            raise InvalidConfigError(f"max_retries must be an int >= 0, got {r!r:.100}")
+        check_seconds(self.backoff_s, InvalidConfigError, "backoff_s", zero=True)
+        check_seconds(self.max_backoff_s, InvalidConfigError, "max_backoff_s", zero=True)
 
     def delay(self, attempt: int, response: httpx.Response | None) -> float:
         if response is not None:

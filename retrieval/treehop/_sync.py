@@ -3,7 +3,7 @@
 The sync client owns one daemon thread with its own event loop and submits coroutines to it.
 This works the same in a script, in Jupyter (whose loop is already running) and inside another
 framework's async code, where ``asyncio.run`` would fail. Writes, and anything holding
-loop-bound state (the writer's ``asyncio.Lock``, HTTP connection pools), run there.
+loop-bound state (HTTP connection pools), run there.
 
 Reads that touch no loop-bound state may instead run on an event loop owned by the *calling*
 thread (:meth:`LoopThread.run_here`): with one loop thread, concurrent sync calls from several

@@ -21,6 +21,7 @@ change only how fast an answer comes, not what it is.
 from __future__ import annotations
 
 import gc
+import os
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -129,9 +130,30 @@ def collector_paused(pause: bool = True) -> Iterator[None]:
         yield
     finally:
         with _pause_lock:
-            _pauses -= 1
+            # (at least 0: a child forked inside the pause leaves it too, after its count
+            # was reset by _forget_pauses_in_forked_child)
+            _pauses = max(0, _pauses - 1)
             if _pauses == 0 and _resume:
                 gc.enable()
+
+
+def _forget_pauses_in_forked_child() -> None:
+    """In a child made by ``os.fork``: no batch paused the collector (the threads running
+    the parent's batches are not in the child), so the collector is enabled again if they
+    had paused it, and the count and its lock start anew. Why (helper attacks68): a child
+    forked while another thread ran a batch of finds (a ``multiprocessing`` pool, a
+    pre-forking server) inherited the count above 0 and the collector off; no batch of its
+    own brought the count back to 0, so the child ran its whole life without the cyclic
+    garbage collector, its reference cycles never freed."""
+    global _pause_lock, _pauses
+    if _pauses and _resume:
+        gc.enable()
+    _pauses = 0
+    _pause_lock = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_pauses_in_forked_child)
 
 
 async def retrieve_in_phases(

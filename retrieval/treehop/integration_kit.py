@@ -196,6 +196,23 @@ _shared_lock = threading.Lock()
 _shared: LoopThread | None = None
 
 
+def _forget_shared_loop_in_forked_child() -> None:
+    """In a child made by ``os.fork``: no shared loop (its thread is the parent's: a fork
+    copies only the forking thread) and a new guard, so the child's first :func:`run_sync`
+    starts its own. Why (helper attacks68): a process that had used a LangChain / LlamaIndex
+    wrapper's sync path over an ``AsyncTreehop`` and then forked (a pre-forking server, a
+    ``multiprocessing`` pool) left the child the parent's loop: a client the child opened
+    itself was refused through every such path with "opened in another process (before
+    os.fork()) ... open a new client in this process", which it had done."""
+    global _shared, _shared_lock
+    _shared = None
+    _shared_lock = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_shared_loop_in_forked_child)
+
+
 def mmr_query_vector(vector: Sequence[float]) -> np.ndarray[Any, np.dtype[np.float32]]:
     """A caller's query vector, already taken by the search (finite, non-zero), as the
     float32 row an integration's MMR compares the candidates with: as given, or, where its

@@ -221,9 +221,16 @@ def message_role(role: object, where: str) -> str:
     )
 
 
+def _unset(value: Any) -> bool:
+    """A field left out: ``None`` or ``""``. Compared as a string only: an array's ``==``
+    is an array, whose truth raised a raw ``ValueError`` for a role or speaker given as
+    a numpy array (helper attacks68); any other non-string is refused by its check."""
+    return value is None or (isinstance(value, str) and value == "")
+
+
 def _role_of(msg: Any) -> Any:
     role = _field(msg, "role")
-    if role is None or role == "":
+    if _unset(role):
         kind = _field(msg, "type")
         if isinstance(kind, str) and kind in MESSAGE_TYPE_ROLES:
             return MESSAGE_TYPE_ROLES[kind]
@@ -288,9 +295,9 @@ def parse_messages(messages: Sequence[Any], default_time: float) -> list[Turn]:
             raise InvalidQueryError(f"{where}: content longer than {MAX_TURN_CHARS} characters")
         # (only a missing or empty value takes the default: ``or`` took 0, False or [] too)
         role = _role_of(msg)
-        role = message_role("user" if role is None or role == "" else role, where)
+        role = message_role("user" if _unset(role) else role, where)
         speaker = _field(msg, "speaker")
-        speaker = role if speaker is None or speaker == "" else speaker
+        speaker = role if _unset(speaker) else speaker
         if not isinstance(speaker, str) or not _speaker_ok(speaker.strip()):
             raise InvalidQueryError(
                 f"{where}: speaker must be 1-64 characters, one visible, without ':', "

@@ -47,6 +47,7 @@ from .._http import (
     arequest,
     body_excerpt,
     check_deadline,
+    check_seconds,
     deadline_scope,
     endpoint,
     error_text,
@@ -134,12 +135,7 @@ class OpenAICompatibleEmbedder(BaseEmbedder):
             raise EmbeddingError("max_batch must be an int in [1, 2048]")
         if not isinstance(max_concurrency, int) or max_concurrency < 1:
             raise EmbeddingError("max_concurrency must be a positive int")
-        if (
-            isinstance(timeout_s, bool)
-            or not isinstance(timeout_s, (int, float))
-            or not timeout_s > 0
-        ):
-            raise EmbeddingError("timeout_s must be positive")
+        timeout_s = check_seconds(timeout_s, EmbeddingError, "timeout_s")
         self._deadline_s = check_deadline(deadline_s, EmbeddingError)
         if max_input_chars is not None and max_input_chars < 1:
             raise EmbeddingError("max_input_chars must be positive or None")

@@ -372,6 +372,11 @@ def plan_records(
             f"client must be a treehop.Treehop or treehop.AsyncTreehop, got {type(client).__name__}"
         )
     aclient = client.aio if isinstance(client, Treehop) else client
+    # A closed client is refused, as its own methods refuse it (helper attacks68): over a
+    # closed ``Treehop`` or ``AsyncTreehop``, ``aadd_records`` (and so LangChain's and
+    # LlamaIndex's ``aadd_documents``, and ``add_documents`` over an ``AsyncTreehop``) wrote
+    # into the index its close had saved for the last time and returned the new URIs.
+    aclient._check_open()
     base = aclient.resolve(base_uri)
     if urimod.CHUNK_MARK in base:
         raise InvalidURIError("base_uri cannot be a chunk URI")

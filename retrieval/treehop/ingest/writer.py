@@ -48,7 +48,7 @@ from ..errors import (
     TreehopError,
 )
 from ..models import ContextType, Level, Node
-from ..stores._filelock import aholding_store, store_writers_waiting
+from ..stores._filelock import WaitLine, aholding_store, store_writers_waiting
 from ..stores.base import IncrementalStore, VectorStore
 from ..tagging import Tagger, assign_tags
 from ..tagging.ingest import IngestTagger, LabelCounts
@@ -418,13 +418,17 @@ def _drop_unsaved(store: VectorStore) -> None:
             store.save()  # (nothing left to commit: gives ``LOCK`` back)
 
 
+def _never_busy() -> BaseException:  # pragma: no cover - a take without a deadline
+    return IndexLockedError("this client's write lock was not released")
+
+
 class WriteLock:
     """A client's write lock (``async with``): this client's writes one at a time, then the
     store's write lock, shared with every other client of the store in this process and,
     for an embedded store on disk, with every other process
     (:func:`~treehop.stores._filelock.aholding_store`).
 
-    Why both: the client's ``asyncio.Lock`` queues its own calls in order without a
+    Why both: the client's own lock queues its own calls in order without a
     deadline, as before; the store's lock makes a write's checks of its place and the write
     one step for every writer of the store (two clients, or two processes, each checked "no
     document above this place" and then each wrote; helper xproc59). Waiting for the
@@ -432,11 +436,20 @@ class WriteLock:
     :class:`~treehop.errors.IndexLockedError` and holds nothing. A directory ingest on an
     embedded store on disk lets the store's lock go between its commit batches
     (:meth:`let_others_in` / :meth:`take_back`, helper xproc59b) and keeps the client's:
-    another process's append waits for one batch, not for the whole ingest."""
+    another process's append waits for one batch, not for the whole ingest.
+
+    The client's own lock is a ``threading.Lock`` taken in turn (:class:`WaitLine`), not an
+    ``asyncio.Lock``. Why (helper attacks68): a sync ``Treehop`` writes on its loop thread
+    while its ``.aio`` (which the LangChain / LlamaIndex wrappers' async paths use:
+    ``aadd_texts``, ``aadd_documents``) writes on the caller's loop; an ``asyncio.Lock``
+    belongs to one loop, so two such writes at once raised a raw "RuntimeError: <Lock> is
+    bound to a different event loop", and a waiter of the one loop, woken from the other,
+    hung for good."""
 
     def __init__(self, store: VectorStore) -> None:
         self.store = store
-        self._mine = asyncio.Lock()
+        self._mine = threading.Lock()
+        self._line = WaitLine()
         self._held: AbstractAsyncContextManager[None] | None = None
         self._hold: object | None = None
         """A token of the hold now taken (``None``: none), what :data:`_HELD_WRITES` of the
@@ -449,9 +462,7 @@ class WriteLock:
     def waiting(self) -> bool:
         """Whether a write of this client, or of any client of the store in this process,
         waits for the lock (tests interleave writes on it)."""
-        return bool(getattr(self._mine, "_waiters", None)) or (
-            store_writers_waiting(self.store) > 0
-        )
+        return self._line.waiting() > 0 or store_writers_waiting(self.store) > 0
 
     async def __aenter__(self) -> None:
         if self._hold is not None and (self, self._hold) in _HELD_WRITES.get():
@@ -464,12 +475,13 @@ class WriteLock:
                 "embedder, summarizer or tagger?): it would wait for itself; write after "
                 "the outer call returns, or through another client"
             )
-        await self._mine.acquire()
+        # (no deadline: the client's writes queue in order, as they did on an asyncio.Lock)
+        await self._line.take(self._mine, None, _never_busy)
         try:
             held = aholding_store(self.store)
             await held.__aenter__()
         except BaseException:
-            self._mine.release()
+            self._line.release(self._mine)
             raise
         self._held = held
         self._hold = hold = object()
@@ -486,7 +498,7 @@ class WriteLock:
                     _drop_unsaved(self.store)
                 await held.__aexit__(*exc)
         finally:
-            self._mine.release()
+            self._line.release(self._mine)
 
     async def let_others_in(self) -> None:
         """Inside ``async with``: release the store's lock and keep this client's own, so

@@ -31,12 +31,14 @@ import httpx
 from pydantic import ConfigDict, Field, SecretStr
 
 from .._http import (
+    MAX_SECONDS,
     DeadlineExceeded,
     HTTPStatusFailure,
     RetryPolicy,
     arequest,
     body_excerpt,
     check_deadline,
+    check_seconds,
     endpoint,
     error_text,
     request,
@@ -112,10 +114,10 @@ class OpenAICompatibleLLM(BaseLLM):
             raise LLMError(f"base_url must be an http(s) URL, got {redact_url(base_url)!r}")
         if not isinstance(base_url, str):
             raise LLMError("base_url must be a string")
-        if isinstance(timeout_s, bool) or not isinstance(timeout_s, (int, float)) or timeout_s <= 0:
-            raise LLMError("timeout_s must be > 0")
+        timeout_s = check_seconds(timeout_s, LLMError, "timeout_s")
         if isinstance(max_retries, bool) or not isinstance(max_retries, int) or max_retries < 0:
             raise LLMError("max_retries must be an int >= 0")
+        backoff_s = check_seconds(backoff_s, LLMError, "backoff_s", zero=True)
         if max_tokens is not None and (not isinstance(max_tokens, int) or max_tokens < 1):
             raise LLMError("max_tokens must be >= 1 or None")
         self.deadline_s = check_deadline(deadline_s, LLMError)
@@ -308,10 +310,21 @@ class LLMConfig(ConfigModel):
     """Falls back to ``TREEHOP_LLM_API_KEY`` then ``OPENAI_API_KEY`` when unset."""
     temperature: float = Field(default=0.0, ge=0.0, le=2.0)
     max_tokens: int | None = Field(default=1024, ge=1)
-    timeout_s: float = Field(default=30.0, gt=0)
-    deadline_s: float | None = Field(default=60.0, gt=0)
+    # (below MAX_SECONDS, as the model built from it takes: helper attacks68)
+    timeout_s: float = Field(default=30.0, gt=0, lt=MAX_SECONDS)
+    deadline_s: float | None = Field(default=60.0, gt=0, lt=MAX_SECONDS)
     max_retries: int = Field(default=2, ge=0, le=10)
     json_mode_supported: bool = True
+
+    def __repr_args__(self) -> Any:
+        """The fields as pydantic shows them (``repr``, ``str``), ``base_url`` through
+        :func:`~treehop.redaction.redact_url`. Why (helper attacks68): a URL carrying
+        credentials (``https://user:password@host/v1``, ``?key=...``) was shown whole by
+        ``repr(LLMConfig(...))`` and so by ``ModelsConfig``'s, where the model built from it
+        (``OpenAICompatibleLLM``'s repr) and the embedders show ``https://***@host``. The
+        value itself is kept (``model_dump`` still writes what was given, to load again)."""
+        for name, value in super().__repr_args__():
+            yield name, (redact_url(value) if name == "base_url" and value else value)
 
     def build(self) -> OpenAICompatibleLLM:
         return OpenAICompatibleLLM(

@@ -37,6 +37,7 @@ from .._http import (
     arequest,
     body_excerpt,
     check_deadline,
+    check_seconds,
     deadline_scope,
     endpoint,
     error_text,
@@ -219,7 +220,7 @@ class HTTPReranker(BaseReranker):
             raise RerankError(
                 f"base_url must start with http:// or https://, got {redact_url(base_url)!r}"
             )
-        check_positive("timeout_s", timeout_s)
+        check_seconds(timeout_s, RerankError, "timeout_s")
         check_positive("max_chars", max_chars)
         check_positive("max_query_chars", max_query_chars)
         check_positive("max_batch", max_batch, allow_none=True)

@@ -39,6 +39,7 @@ from .._http import (
     asend_capped,
     attempt_timeout,
     check_deadline,
+    check_seconds,
     deadline_scope,
     send_capped,
     truncate,
@@ -173,7 +174,7 @@ class VikingDBReranker(BaseReranker):
             raise RerankError(f"scheme must be 'http' or 'https', got {scheme!r}")
         if not host or "/" in host:
             raise RerankError(f"host must be a bare host[:port], got {host!r}")
-        check_positive("timeout_s", timeout_s)
+        check_seconds(timeout_s, RerankError, "timeout_s")
         check_positive("max_chars", max_chars)
         check_positive("max_query_chars", max_query_chars)
         check_positive("max_batch", max_batch)

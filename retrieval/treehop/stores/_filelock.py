@@ -440,6 +440,11 @@ class WaitLine:
             with self._guard:
                 ticket.wake = None
 
+    def waiting(self) -> int:
+        """How many calls wait in line now."""
+        with self._guard:
+            return len(self._queue)
+
     def release(self, lock: threading.Lock) -> None:
         """Release ``lock`` (taken through :meth:`take`) and wake the waiter whose turn it
         is, if it sleeps."""

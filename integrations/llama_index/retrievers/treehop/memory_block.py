@@ -38,7 +38,16 @@ _ROLES = {
     MessageRole.ASSISTANT: "assistant",
     MessageRole.SYSTEM: "system",
     MessageRole.TOOL: "tool",
+    MessageRole.FUNCTION: "tool",
+    MessageRole.MODEL: "assistant",
+    MessageRole.CHATBOT: "assistant",
+    MessageRole.DEVELOPER: "system",
 }
+"""Every LlamaIndex role as treehop's. Why the last four (helper attacks68): a role missing
+here was dropped by ``_aput`` without a word, so a ``FUNCTION`` turn (a tool's result in the
+legacy form, which LlamaIndex counts as ``TOOL``), Gemini's ``MODEL`` and Cohere's
+``CHATBOT`` (the assistant's words) and OpenAI's ``DEVELOPER`` (its system prompt) were
+never remembered; LangChain's ``FunctionMessage`` is a ``tool`` turn the same way."""
 
 
 def _session(session_id: object) -> str | None:

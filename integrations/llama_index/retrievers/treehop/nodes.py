@@ -225,8 +225,7 @@ def to_node_with_score(m: MatchedContext, links: TreeLinks | None = None) -> Nod
     dropped = HIDDEN_FIELDS.union(NODE_STORAGE_KEYS)
     kept = {k: v for k, v in stored.items() if k not in dropped}
     shown_twice: list[str] = []
-    path = kept.get("source_path")
-    if isinstance(path, str) and FILE_PATH.falls_back(kept):
+    if FILE_PATH.falls_back(kept):
         # A file that add_resource / ``treehop index`` ingested stores ``name`` and
         # ``source_path``; a ``SimpleDirectoryReader`` node has ``file_name`` / ``file_path``.
         # Why both: ``node.metadata["file_name"]`` is how LlamaIndex code names a hit's file,
@@ -238,8 +237,13 @@ def to_node_with_score(m: MatchedContext, links: TreeLinks | None = None) -> Nod
         # metadata has ``source_path``) showed the path's last part, which the filter on
         # ``file_name`` (``FILE_NAME``: it reads ``name`` there) could not match. ``None``
         # (or its empty value) there, as the filter sees it: ``IS_EMPTY`` matches, the key stays.
+        # A ``source_path`` that is not a string (a number, a list: a vector store's ``add``
+        # keeps a node's metadata as given) is shown as it is, as LangChain's ``source``
+        # shows it: showing nothing there while the filter read it (``FILE_PATH``) made
+        # ``file_name == x`` select a node showing no ``file_name`` and ``IS_EMPTY`` miss
+        # it (helper attacks68).
         kept["file_name"] = kept.get("name")
-        kept["file_path"] = path
+        kept["file_path"] = kept["source_path"]
         shown_twice = ["file_name", "file_path"]
     metadata = {**kept, **provenance(m)}
     # Empty values (a text added without a file: ``name: ``, ``source_path: ``, ``tags: []``)

@@ -9,6 +9,7 @@ import json
 import os
 import re
 import shutil
+import stat
 import threading
 import warnings
 import zlib
@@ -132,7 +133,13 @@ class _Generations(_StoreAttributes):
             if record is not None:
                 self._recovered(record)
             if repair:
-                _write_current(path, manifest["generation"])
+                try:
+                    _write_current(path, manifest["generation"])
+                except OSError as exc:  # (CURRENT a folder, a full disk: helper attacks68)
+                    raise StoreError(
+                        f"cannot repair {path / 'CURRENT'} ({exc.strerror or exc}): the index "
+                        "was not opened"
+                    ) from exc
         else:
             self._verify = _verify_mode(self.verify, manifest)
             self._open_manifest(manifest, verify=self._verify)
@@ -405,10 +412,43 @@ def _write_current(path: Path, gen: int, crc: int | None = None) -> None:
     _fsync_dir(path)
 
 
+CURRENT_MAX_BYTES = 4096
+"""``CURRENT`` holds one line (a manifest's name and checksum): larger is damage."""
+MANIFEST_MAX_BYTES = 256 * 1024 * 1024
+"""A manifest larger than this is damage (it lists a generation's files, not their data)."""
+_SMALL_READ = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+def _read_regular(f: Path, limit: int) -> bytes:
+    """The bytes of ``f``, a regular file of at most ``limit`` bytes, else ``OSError``.
+    Why (helper attacks68): ``CURRENT`` and the manifests were read by ``read_bytes()``:
+    one made a FIFO hung every open of the index (for good: no writer comes), one made a
+    link to ``/dev/zero`` read until the process ran out of memory. Opened without blocking
+    and checked by ``fstat`` before any read, the read bounded."""
+    fd = os.open(f, _SMALL_READ)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(f"{f.name} is not a regular file")
+        parts: list[bytes] = []
+        left = limit + 1
+        while left > 0:
+            chunk = os.read(fd, min(left, 1 << 20))
+            if not chunk:
+                break
+            parts.append(chunk)
+            left -= len(chunk)
+    finally:
+        os.close(fd)
+    if left <= 0:
+        raise OSError(f"{f.name} is larger than {limit} bytes")
+    return b"".join(parts)
+
+
 def _read_current(path: Path) -> tuple[str, int, int] | None:
     """(manifest name, generation, crc) from ``CURRENT``; ``None`` if missing or damaged."""
     try:
-        text = (path / "CURRENT").read_text(errors="replace").strip()
+        text = _read_regular(path / "CURRENT", CURRENT_MAX_BYTES).decode(errors="replace")
+        text = text.strip()
     except OSError:
         return None
     parts = text.split()
@@ -428,7 +468,8 @@ def _legacy_current(path: Path) -> str | None:
     if _manifests(path):
         return None
     try:
-        text = (path / "CURRENT").read_text(errors="replace").strip()
+        text = _read_regular(path / "CURRENT", CURRENT_MAX_BYTES).decode(errors="replace")
+        text = text.strip()
     except OSError:
         text = ""
     if _LEGACY_GEN.match(text) and (path / text).is_dir():
@@ -443,7 +484,7 @@ def _legacy_current(path: Path) -> str | None:
 def _read_manifest(path: Path, name: str, crc: int | None) -> dict[str, Any]:
     f = path / name
     try:
-        body = f.read_bytes()
+        body = _read_regular(f, MANIFEST_MAX_BYTES)
     except OSError as exc:
         raise IndexCorruptError(f"{f}: {exc.strerror or exc}") from exc
     if crc is not None and zlib.crc32(body) != crc:
