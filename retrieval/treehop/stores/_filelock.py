@@ -544,6 +544,29 @@ def _resolved(store: Any, path: str) -> str:
     return real
 
 
+def _folder_held(gate: _StoreGate, held: tuple[_StoreGate, ...]) -> bool:
+    """Whether this context holds another gate of ``gate``'s index folder (the same
+    directory reached by another resolved path).
+
+    Why (helper attacks69): :func:`_resolved` keeps a store's resolved path while it still
+    reaches the directory, so after a folder *above* the index was renamed and its old name
+    made a symlink to it, a store object opened before keeps the old path as its gate key and
+    one opened after gets the new path: two gates of one index. Plain writes through both
+    still exclude each other (``locks/writes``), but a nested hold (a write through the
+    second object from inside a write through the first) waited for its own outer hold's
+    ``flock`` and failed with :class:`~treehop.errors.IndexLockedError` after
+    ``lock_timeout``, where every path resolved at each hold had shared one gate. Only
+    nested holds of two different gates pay for it (a ``stat`` of each key)."""
+    if gate.key is None:
+        return False
+    for other in held:
+        if other.key is not None:
+            with contextlib.suppress(OSError):
+                if os.path.samefile(other.key[1], gate.key[1]):
+                    return True
+    return False
+
+
 def _take_gate(store: Any) -> _StoreGate:
     key = _gate_key(store)
     with _gates_guard:
@@ -636,7 +659,7 @@ async def aholding_store(store: Any) -> AsyncIterator[None]:
     held = _held_gates.get()
     gate = _take_gate(store)
     try:
-        if gate in held:
+        if gate in held or _folder_held(gate, held):
             yield
             return
         timeout = lock_timeout_of(getattr(store, "lock_timeout", STORE_WRITES_TIMEOUT))
