@@ -49,15 +49,12 @@ def test_a_batch_of_machine_paths_stores_the_folders_source_paths(tmp_path: Path
     (docs / "guide" / "deploy.md").write_text(_DEPLOY)
     (docs / "backups.md").write_text(_BACKUP)
     with Treehop(path=tmp_path / "a", embedder=BagOfWordsEmbedder(), tagger=None) as c:
-        c.add_resource(str(docs), target_uri="viking://resources")
+        c.add_resource(str(docs))  # (at viking://resources/docs)
         folder = {
             u: _meta(c, u)["source_path"]
-            for u in ("viking://resources/guide/deploy.md", "viking://resources/backups.md")
+            for u in ("viking://resources/docs/guide/deploy.md", "viking://resources/docs/backups.md")
         }
-    assert folder == {
-        "viking://resources/guide/deploy.md": "guide/deploy.md",
-        "viking://resources/backups.md": "backups.md",
-    }
+    assert list(folder.values()) == ["guide/deploy.md", "backups.md"]
     with Treehop(path=tmp_path / "b", embedder=BagOfWordsEmbedder(), tagger=None) as c:
         uris = add_records(
             c,
@@ -65,6 +62,7 @@ def test_a_batch_of_machine_paths_stores_the_folders_source_paths(tmp_path: Path
                 (_DEPLOY, {"source": str(docs / "guide" / "deploy.md")}),
                 (_BACKUP, {"source": str(docs / "backups.md")}),
             ],
+            base_uri="viking://resources/docs",
         )
         assert uris == list(folder)
         assert {u: _meta(c, u)["source_path"] for u in uris} == folder
@@ -91,7 +89,7 @@ def test_a_relative_source_is_stored_as_its_path_below_the_base(tmp_path: Path) 
         assert _meta(c, uris[0])["source_path"] == "guide/deploy.md"
         assert _meta(c, uris[1])["source_path"] == "wiki.example.com/ops/backups"
         # a filter written for a folder's files selects these too
-        hits = c.find("deploy script", metadata_filter={"source_path": "guide/deploy.md"})
+        hits = c.find("deploy script", filter={"op": "must", "field": "source_path", "conds": ["guide/deploy.md"]})
         assert [m.uri for m in hits.contexts()] == [c.aio.resolve(uris[0])]
 
 
