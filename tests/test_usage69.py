@@ -52,7 +52,10 @@ def test_a_batch_of_machine_paths_stores_the_folders_source_paths(tmp_path: Path
         c.add_resource(str(docs))  # (at viking://resources/docs)
         folder = {
             u: _meta(c, u)["source_path"]
-            for u in ("viking://resources/docs/guide/deploy.md", "viking://resources/docs/backups.md")
+            for u in (
+                "viking://resources/docs/guide/deploy.md",
+                "viking://resources/docs/backups.md",
+            )
         }
     assert list(folder.values()) == ["guide/deploy.md", "backups.md"]
     with Treehop(path=tmp_path / "b", embedder=BagOfWordsEmbedder(), tagger=None) as c:
@@ -89,7 +92,10 @@ def test_a_relative_source_is_stored_as_its_path_below_the_base(tmp_path: Path) 
         assert _meta(c, uris[0])["source_path"] == "guide/deploy.md"
         assert _meta(c, uris[1])["source_path"] == "wiki.example.com/ops/backups"
         # a filter written for a folder's files selects these too
-        hits = c.find("deploy script", filter={"op": "must", "field": "source_path", "conds": ["guide/deploy.md"]})
+        hits = c.find(
+            "deploy script",
+            filter={"op": "must", "field": "source_path", "conds": ["guide/deploy.md"]},
+        )
         assert [m.uri for m in hits.contexts()] == [c.aio.resolve(uris[0])]
 
 
@@ -170,7 +176,9 @@ def test_the_role_may_come_before_the_text(
     assert out == f"added a assistant message to session {sid} (1 message)\n"
     assert _run(capsys, "session", "add", sid, "user", "How do I log in?", *idx)[0] == 0
     # the same role twice is one role; the text alone is a user message, even a role word
-    assert _run(capsys, "session", "add", sid, "system", "Be brief.", "--role", "system", *idx)[0] == 0
+    assert (
+        _run(capsys, "session", "add", sid, "system", "Be brief.", "--role", "system", *idx)[0] == 0
+    )
     assert _run(capsys, "session", "add", sid, "user", *idx)[0] == 0
     assert _run(capsys, "session", "add", sid, "--role", "assistant", "Fine.", *idx)[0] == 0
     assert _messages(capsys, idx, sid) == [
@@ -232,7 +240,9 @@ class _Renamed(BagOfWordsEmbedder):
 
 
 @pytest.mark.parametrize("prefix", ["langchain:TreehopEmbeddings:", "llamaindex:TreehopEmbedding:"])
-def test_an_old_wrapper_name_opens_with_the_embedder_it_wrapped(tmp_path: Path, prefix: str) -> None:
+def test_an_old_wrapper_name_opens_with_the_embedder_it_wrapped(
+    tmp_path: Path, prefix: str
+) -> None:
     plain = BagOfWordsEmbedder()
     with Treehop(path=tmp_path / "ix", embedder=_Renamed(prefix + plain.name), tagger=None) as c:
         c.add_resource("Backups run nightly.", name="ops")
