@@ -316,11 +316,15 @@ def _with_field_hints(exc: ValidationError, fields: Iterable[str]) -> Validation
     secret (``api_key=`` where ``llm_api_key`` is meant) is left out: pydantic echoed it as
     ``input_value='sk-...'``."""
     errors = exc.errors(include_url=False)
-    if not any(e["type"] == "extra_forbidden" for e in errors):
+    # A model-level check's error carries the whole constructor dict as its input, an
+    # ``llm_api_key`` string included: pydantic printed its first characters.
+    hide = any(
+        isinstance(e["input"], Mapping) and any(map(kit.looks_secret, e["input"])) for e in errors
+    )
+    if not hide and not any(e["type"] == "extra_forbidden" for e in errors):
         return exc
     known = list(fields)
     rebuilt: list[InitErrorDetails] = []
-    hide = False
     for e in errors:
         loc = e["loc"]
         if e["type"] == "extra_forbidden" and len(loc) == 1 and isinstance(loc[0], str):

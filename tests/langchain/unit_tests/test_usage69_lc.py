@@ -105,6 +105,16 @@ def test_a_key_given_under_another_name_is_not_echoed(client: Treehop) -> None:
     assert secret not in str(err.value) and secret not in repr(err.value.errors())
 
 
+def test_a_key_in_the_constructor_dict_is_not_echoed(client: Treehop) -> None:
+    """A model-level check's error showed the whole constructor dict as its input:
+    ``input_value={'llm_api_key': 'sk-live-...'...}`` (the key's first characters)."""
+    secret = "sk-live-0123456789abcdef"
+    with pytest.raises(ValidationError) as err:
+        TreehopRetriever(llm_api_key=secret, search_type="bogus", client=client)
+    assert "search_type of 'bogus' not allowed" in str(err.value)
+    assert "sk-live" not in str(err.value)
+
+
 # ---------------------------------------------------------------------------- vector store
 def test_a_search_keyword_given_to_the_store_says_where_it_goes(client: Treehop) -> None:
     for given in ("k", "top_k", "search_kwargs"):
