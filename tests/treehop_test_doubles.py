@@ -360,7 +360,10 @@ def add_records_one_by_one(client: Any, batch: Sequence[Any]) -> None:
         store = PassageStore(aclient, base_uri="viking://resources", path_key=None)
         for p in plan:
             if not p.chunk_of:
-                await aclient.add_resource(p.text, **_add_kwargs(p))
+                kwargs = _add_kwargs(p)
+                if p.source_path is not None:  # (stored by the batch since usage69)
+                    kwargs["metadata"] = {"source_path": p.source_path, **(p.metadata or {})}
+                await aclient.add_resource(p.text, **kwargs)
                 continue
             group = groups.pop(p.target_uri, None)
             if group is None:

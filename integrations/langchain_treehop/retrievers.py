@@ -22,7 +22,7 @@ from __future__ import annotations
 import contextvars
 import os
 import weakref
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Annotated, Any, Literal
 
 from langchain_core.callbacks import (
@@ -55,6 +55,7 @@ from pydantic import (
     field_validator,
     model_validator,
 )
+from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from treehop import AsyncTreehop, ContextType, FindResult, MatchedContext
 from treehop import integration_kit as kit
@@ -296,6 +297,68 @@ _SEARCH_KWARG_NAMES = {
 }
 
 
+_FIELD_SYNONYMS = {
+    "top_k": "k",
+    "similarity_top_k": "k",
+    "limit": "k",
+    "n_results": "k",
+    "vectorstore": "client",
+    "vector_store": "client",
+    "index": "client",
+    "filter": "metadata_filter",
+    "filters": "metadata_filter",
+}
+"""Other APIs' names for :class:`TreehopRetriever`'s fields (LlamaIndex's
+``similarity_top_k``, ``VectorStoreRetriever``'s ``vectorstore``, the per-call ``filter``)."""
+
+
+def _with_field_hints(exc: ValidationError, fields: Iterable[str]) -> ValidationError:
+    """``exc`` with each "Extra inputs are not permitted" saying which field was meant
+    (``top_k``: ``did you mean 'k'?``; :func:`treehop.integration_kit.did_you_mean`).
+
+    Still a ``ValidationError`` (every constructor error of a LangChain component is one)
+    with the same errors: their types (``extra_forbidden``), places and inputs, only the
+    message longer; the other errors of the call are rebuilt as they were. Why: pydantic
+    named the field and not the one meant. The value given under a name that says it is a
+    secret (``api_key=`` where ``llm_api_key`` is meant) is left out: pydantic echoed it as
+    ``input_value='sk-...'``."""
+    errors = exc.errors(include_url=False)
+    # A model-level check's error carries the whole constructor dict as its input, an
+    # ``llm_api_key`` string included: pydantic printed its first characters.
+    hide = any(
+        isinstance(e["input"], Mapping) and any(map(kit.looks_secret, e["input"])) for e in errors
+    )
+    if not hide and not any(e["type"] == "extra_forbidden" for e in errors):
+        return exc
+    known = list(fields)
+    rebuilt: list[InitErrorDetails] = []
+    for e in errors:
+        loc = e["loc"]
+        if e["type"] == "extra_forbidden" and len(loc) == 1 and isinstance(loc[0], str):
+            meant = kit.did_you_mean(loc[0], known, _FIELD_SYNONYMS)
+            hint = f"; did you mean {meant!r}?" if meant else ""
+            secret = kit.looks_secret(loc[0])
+            hide = hide or secret
+            rebuilt.append(
+                {
+                    "type": PydanticCustomError(
+                        "extra_forbidden", "Extra inputs are not permitted{hint}", {"hint": hint}
+                    ),
+                    "loc": loc,
+                    "input": "***" if secret else e["input"],
+                }
+            )
+            continue
+        detail: InitErrorDetails = {"type": e["type"], "loc": loc, "input": e["input"]}
+        if "ctx" in e:
+            detail["ctx"] = e["ctx"]
+        rebuilt.append(detail)
+    try:
+        return ValidationError.from_exception_data(exc.title, rebuilt, hide_input=hide)
+    except (TypeError, ValueError, KeyError):  # pragma: no cover - an error pydantic cannot rebuild
+        return exc
+
+
 _BATCHED: contextvars.ContextVar[tuple[object, Mapping[str, FindResult]] | None] = (
     contextvars.ContextVar("treehop_retriever_batched", default=None)
 )
@@ -413,7 +476,10 @@ class TreehopRetriever(BaseRetriever, TreehopRetrievalOptions):
             if "client" in data:
                 raise InvalidQueryError("client is given twice (first and as client=)")
             data["client"] = client
-        super().__init__(**data)
+        try:
+            super().__init__(**data)
+        except ValidationError as exc:
+            raise _with_field_hints(exc, type(self).model_fields) from None
 
     @model_validator(mode="before")
     @classmethod

@@ -71,6 +71,19 @@ _SEARCH_KWARGS = frozenset(
     }
 )
 
+_PER_SEARCH = (
+    "a search's argument, given per call: similarity_search(query, k=4, filter={...}), or "
+    "as_retriever(search_kwargs={'k': 4}) for a retriever"
+)
+_SEARCH_NAMES = {
+    *_SEARCH_KWARGS,
+    *("k", "top_k", "similarity_top_k", "limit", "search_kwargs", "search_type"),
+    *("fetch_k", "lambda_mult"),
+}
+_ELSEWHERE = dict.fromkeys(_SEARCH_NAMES, _PER_SEARCH)
+"""Where a search's keyword given to the constructor goes (``TreehopVectorStore(c, k=5)``:
+"store: unknown argument(s) ['k']" named no way to ask for five)."""
+
 
 def _stored_times(metadata: Mapping[Any, Any]) -> dict[Any, Any]:
     """``metadata`` with each ``datetime`` value as epoch seconds (a float), the rest as
@@ -150,7 +163,15 @@ class TreehopVectorStore(kit.IndexedStore, VectorStore):
         ):
             model = None  # the client already embeds with this very treehop embedder
         self._index = kit.PassageIndex.open(
-            client, path, model, _EMBEDDING, options, path_key="source"
+            client,
+            path,
+            model,
+            _EMBEDDING,
+            options,
+            path_key="source",
+            owner="TreehopVectorStore",
+            takes=("embedding", "client", "path"),
+            elsewhere=_ELSEWHERE,
         )
         self._passages = self._index.passages
         self._embedding = given

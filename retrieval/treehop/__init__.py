@@ -32,6 +32,7 @@ from .errors import (
     StoreError,
     TreehopError,
     TreehopWarning,
+    UnknownArgumentError,
     UnsupportedUseError,
 )
 from .filters import MetadataFilter, TagFilter
@@ -106,6 +107,7 @@ __all__ = [
     "TreehopError",
     "TreehopWarning",
     "TypedQuery",
+    "UnknownArgumentError",
     "UnsupportedUseError",
     "VectorStore",
     "__version__",

@@ -58,7 +58,7 @@ from .context_assembly import (
     context_limit,
     resolve_counter,
 )
-from .embedders.base import BaseEmbedder, Embedder
+from .embedders.base import BaseEmbedder, Embedder, same_vector_space
 from .embedders.fallback import offline_default as _default_embedder
 from .embedders.guarded import NOT_FINITE, GuardedEmbedder, guard_embedder
 from .errors import (
@@ -344,10 +344,15 @@ class AsyncTreehop:
         meta = self.store.meta
         stored = meta.get("embedder")
         # An embedder may list ``former_names``: names an earlier release stored for the same
-        # vector space (the framework wrappers of treehop's own embedder, renamed at stop 61).
-        # Such an index opens; the current name is stored with its next write.
+        # vector space; the names the framework wrappers of treehop's own embedder stored
+        # before stop 61 are recognised by any client (``same_vector_space``). Such an index
+        # opens; the current name is stored with its next write.
         former = getattr(self.embedder, "former_names", ())
-        if stored and stored != self.embedder.name and stored not in former and len(self.store) > 0:
+        if (
+            stored
+            and not same_vector_space(stored, self.embedder.name, former)
+            and len(self.store) > 0
+        ):
             raise EmbeddingError(
                 f"this index was built with embedder {stored!r}; "
                 f"opening it with {self.embedder.name!r} would mix vector spaces"

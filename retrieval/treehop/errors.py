@@ -83,6 +83,14 @@ class ClientClosedError(TreehopError, RuntimeError):
     """The client was used after ``close()``, or the sync client was called from its own loop."""
 
 
+class UnknownArgumentError(InvalidQueryError, TypeError):
+    """A constructor was given a keyword it does not take, most often another API's name for
+    one it does (``top_k`` for ``k``); the message names the nearest one it takes. A
+    ``TypeError`` too, as Python's own "unexpected keyword argument" is, so code catching
+    that still catches it; an ``InvalidQueryError`` as treehop's other refusals of an
+    argument are."""
+
+
 class UnsupportedUseError(TreehopError, TypeError):
     """An object used in a way it does not support (looping over a ``FindResult``). A
     ``TypeError`` too, as Python's own "not iterable" is, so ``except TypeError`` still

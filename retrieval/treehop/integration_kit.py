@@ -37,6 +37,7 @@ adapter only translates its framework's names:
 from __future__ import annotations
 
 import asyncio
+import difflib
 import functools
 import os
 import re
@@ -76,7 +77,7 @@ from .client import (
 )
 from .client_readers import MIN_SPLIT_FIND_MANY
 from .embedders.base import Embedder
-from .errors import IngestError, InvalidQueryError, NotFoundError
+from .errors import IngestError, InvalidQueryError, NotFoundError, UnknownArgumentError
 from .filters import MetadataFilter, ShownField
 from .ingest import records as recmod
 from .ingest.markup import html_to_markdown
@@ -914,11 +915,21 @@ class PassageIndex:
         options: PassageIndexKwargs,
         *,
         path_key: str,
+        owner: str = "store",
+        takes: Sequence[str] = (),
+        elsewhere: Mapping[str, str] | None = None,
     ) -> PassageIndex:
         """The index of a vector store: over ``client``, or over a client opened on ``path``
         embedding with ``model`` (see :func:`open_client`); ``path_key`` is the framework's
-        default source key. Unknown ``options`` are errors (they arrive as ``**kwargs``)."""
-        reject_extra({k: v for k, v in options.items() if k not in _INDEX_OPTIONS}, "store")
+        default source key. Unknown ``options`` are errors (they arrive as ``**kwargs``): an
+        :class:`~treehop.errors.UnknownArgumentError` naming the store (``owner``), what it
+        takes (``takes``, its own parameters, then these options) and, for each, the one
+        meant or where it goes instead (``elsewhere``; :func:`unknown_arguments`)."""
+        unknown = [k for k in options if k not in _INDEX_OPTIONS]
+        if unknown:
+            raise unknown_arguments(
+                owner, unknown, [*takes, *PassageIndexKwargs.__annotations__], elsewhere=elsewhere
+            )
         user, tagger = options.get("user", "default"), options.get("tagger", "auto")
         opened, owned = open_client(client, path, model, slot, user, tagger)
         return cls(
@@ -1095,6 +1106,57 @@ class IndexedStore:
 _INDEX_OPTIONS = frozenset(PassageIndexKwargs.__annotations__)
 
 
+_MAX_GUESSED_NAME = 64
+"""Longer unknown names get no spelling guess (difflib's matching is quadratic in length)."""
+_SECRET_NAME_PARTS = ("key", "token", "secret", "password")
+
+
+def did_you_mean(
+    name: str, known: Iterable[str], synonyms: Mapping[str, str] | None = None
+) -> str | None:
+    """The argument ``name`` was most likely meant as: another API's name for one of
+    ``known`` (``synonyms``: LlamaIndex's ``top_k`` for LangChain's ``k``), else the closest
+    spelling among ``known`` (:func:`difflib.get_close_matches`, its default cutoff 0.6),
+    else ``None``. Why: a keyword brought from another framework (``top_k``,
+    ``similarity_top_k``, ``search_kwargs``) met Python's or pydantic's bare "unexpected" /
+    "Extra inputs are not permitted", which names what is wrong and not what to write."""
+    if synonyms and name in synonyms:
+        return synonyms[name]
+    if len(name) > _MAX_GUESSED_NAME:
+        return None
+    close = difflib.get_close_matches(name, list(known), n=1)
+    return close[0] if close else None
+
+
+def looks_secret(name: object) -> bool:
+    """Whether an argument's name says its value may be a secret (``api_key``, ``token``):
+    such a value is left out of an error that names the argument."""
+    return isinstance(name, str) and any(p in name.lower() for p in _SECRET_NAME_PARTS)
+
+
+def unknown_arguments(
+    owner: str,
+    unknown: Iterable[str],
+    takes: Sequence[str],
+    *,
+    synonyms: Mapping[str, str] | None = None,
+    elsewhere: Mapping[str, str] | None = None,
+) -> UnknownArgumentError:
+    """The error for a constructor given keywords it does not take: each named with the one
+    it was most likely meant as (:func:`did_you_mean`), or where it goes instead
+    (``elsewhere``: a search's ``k`` given to a vector store), then what ``owner`` takes."""
+    parts: list[str] = []
+    for name in sorted(unknown):
+        said = f"unknown argument {name!r:.100}"
+        meant = did_you_mean(name, takes, synonyms)
+        if elsewhere and name in elsewhere:
+            said += f": {elsewhere[name]}"
+        elif meant is not None:
+            said += f" (did you mean {meant!r}?)"
+        parts.append(said)
+    return UnknownArgumentError(f"{owner}: {'; '.join(parts)}. It takes {', '.join(takes)}")
+
+
 def reject_extra(kwargs: Mapping[str, Any], where: str) -> None:
     """Adapters take ``**kwargs`` because their frameworks pass them; unknown ones are errors,
     never silently ignored."""
@@ -1178,10 +1240,12 @@ __all__ = [
     "check_client",
     "check_retriever_client",
     "check_source_targets",
+    "did_you_mean",
     "documents_of",
     "find",
     "is_html",
     "is_knowledge_source",
+    "looks_secret",
     "memory_query",
     "memory_turns",
     "open_client",
@@ -1193,4 +1257,5 @@ __all__ = [
     "shared_options",
     "source_refusal",
     "top_hits",
+    "unknown_arguments",
 ]

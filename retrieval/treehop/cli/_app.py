@@ -456,9 +456,49 @@ def cmd_search(ctx: _Ctx) -> int:
     return ExitCode.OK
 
 
+ROLES = ("user", "assistant", "system")
+"""The roles ``session add`` takes (as a first word or ``--role``)."""
+
+
+def _role_and_text(words: Sequence[str], flag: str | None) -> tuple[str, str]:
+    """``session add``'s words after the ID as ``(role, text)``: ``TEXT`` alone (the role
+    from ``--role``, else user), or ``ROLE TEXT`` when the first of exactly two words is a
+    role. Why: ``treehop session add ID user "text"`` was argparse's bare "unrecognized
+    arguments: text". A text that is a role word alone stays a text (``session add ID
+    user``), and two roles that differ are refused; any other words are refused, never
+    guessed: an unquoted ``user wants a deploy`` is not the role user and a text."""
+    if len(words) == 1:
+        return flag or "user", words[0]
+    hint = (
+        'quote a text of several words: treehop session add ID "the text"\n'
+        f"a role ({', '.join(ROLES)}) comes before the text or as --role: "
+        'treehop session add ID assistant "Use OAuth." (or --role user)'
+    )
+    if len(words) == 2 and words[0] in ROLES:
+        if flag is not None and flag != words[0]:
+            raise CliError(
+                f"the role is given twice: {words[0]} and --role {flag}", ExitCode.USAGE, hint
+            )
+        return words[0], words[1]
+    if len(words) == 2:
+        raise CliError(
+            f"session add: {words[0]!r:.80} is not a role; it takes ID [ROLE] TEXT",
+            ExitCode.USAGE,
+            hint,
+        )
+    raise CliError(
+        f"session add takes ID [ROLE] TEXT, got {len(words)} words after the ID: quote the text",
+        ExitCode.USAGE,
+        hint,
+    )
+
+
 def cmd_session(ctx: _Ctx) -> int:
     a = ctx.args
     writes = a.session_cmd in ("new", "add")
+    role = text = ""
+    if a.session_cmd == "add":  # (checked before the index is opened)
+        role, text = _role_and_text(a.words, a.role)
     with ctx.open(llm=_make_llm(a), read_only=not writes) as client:
         if a.session_cmd == "new":
             sid = client.create_session()
@@ -481,7 +521,7 @@ def cmd_session(ctx: _Ctx) -> int:
                 print(line, file=ctx.out)
             return ExitCode.OK
         if a.session_cmd == "add":
-            client.add_message(a.session_id, a.role, a.text)
+            client.add_message(a.session_id, role, text)
         session = client.get_session(a.session_id)
     if a.json:
         ctx.json(session.model_dump(mode="json"))
@@ -489,7 +529,7 @@ def cmd_session(ctx: _Ctx) -> int:
     o = ctx.out
     if a.session_cmd == "add":
         print(
-            f"added a {a.role} message to session {session.session_id} "
+            f"added a {role} message to session {session.session_id} "
             f"({_plural(session.message_count, 'message')})",
             file=o,
         )
@@ -941,10 +981,21 @@ def build_parser() -> argparse.ArgumentParser:
     ssub = p.add_subparsers(dest="session_cmd", metavar="ACTION", required=True)
     sp = ssub.add_parser("new", help="start a session and print its id", parents=common)
     sp.add_argument("--json", action="store_true")
-    sp = ssub.add_parser("add", help="append a message to a session", parents=common)
+    sp = ssub.add_parser(
+        "add",
+        help="append a message to a session",
+        parents=common,
+        usage="%(prog)s [options] ID [ROLE] TEXT",
+    )
     sp.add_argument("session_id", metavar="ID")
-    sp.add_argument("text", metavar="TEXT")
-    sp.add_argument("--role", choices=["user", "assistant", "system"], default="user")
+    sp.add_argument(
+        "words",
+        nargs="+",
+        metavar="[ROLE] TEXT",
+        help=f"the message, quoted; its role ({', '.join(ROLES)}) may come first, "
+        'as --role (treehop session add ID assistant "Use OAuth.")',
+    )
+    sp.add_argument("--role", choices=ROLES, help="the message's role (default user)")
     sp.add_argument("--json", action="store_true")
     _llm_options(sp)
     sp = ssub.add_parser("show", help="print a session's summary and messages", parents=common)

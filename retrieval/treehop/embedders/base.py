@@ -63,6 +63,30 @@ class BaseEmbedder:
         return np.asarray((await self.aembed([text]))[0], dtype=np.float32)
 
 
+WRAPPER_NAME_PREFIXES = ("langchain:TreehopEmbeddings:", "llamaindex:TreehopEmbedding:")
+"""What the LangChain / LlamaIndex wrappers of treehop's own embedder stored before stop 61:
+``<prefix><the wrapped embedder's name>`` (``langchain:TreehopEmbeddings:minilm-l6-v2-int8-onnx``).
+The same vectors as the embedder's own, now stored under its own name. Only the names: the
+core never imports a framework."""
+
+
+def same_vector_space(stored: str, name: str, former: object = ()) -> bool:
+    """Whether an index stored under ``stored`` holds the vectors of an embedder ``name``
+    (with ``former_names`` ``former``): the same name, one of its former names, or one of
+    :data:`WRAPPER_NAME_PREFIXES` followed by exactly ``name``.
+
+    Why the prefixes here and not only in the wrappers' ``former_names``: an index such a
+    wrapper built was refused by a plain ``Treehop(path)``, the CLI and the MCP server
+    ("would mix vector spaces") until a wrapper had opened it and written once; the rule is
+    a string comparison, so another model (``langchain:OpenAIEmbeddings:...``, or a wrapper
+    of another treehop model) is still refused."""
+    if stored == name:
+        return True
+    if isinstance(former, tuple | list | frozenset | set) and stored in former:
+        return True
+    return any(stored == prefix + name for prefix in WRAPPER_NAME_PREFIXES)
+
+
 def normalize_rows(mat: npt.ArrayLike, expected_rows: int, dimension: int | None) -> Vectors:
     """Check shape and finiteness, then L2-normalise rows (zero rows stay zero)."""
     arr = np.asarray(mat, dtype=np.float32)

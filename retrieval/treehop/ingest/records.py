@@ -118,6 +118,10 @@ class Placement:
     offset: float | None = None
     chunk_of: bool = False
     """True when several records share ``target_uri``: they are its ordered chunks."""
+    source_path: str | None = None
+    """The record's path below ``base_uri`` when its ``path_key`` placed it (made relative
+    as :func:`relative_sources` makes it): stored as ``source_path``, as ``add_resource`` of
+    a folder stores each file's path under the folder (:func:`_build_doc`)."""
 
 
 def path_segments(value: str) -> list[str]:
@@ -127,6 +131,11 @@ def path_segments(value: str) -> list[str]:
     ``base_uri`` by what its metadata says. Empty segments, ``.`` and Windows drive letters are
     dropped, so ``/data/x.md``, ``data/x.md`` and ``C:\\data\\x.md`` land in the same place.
     """
+    return [segment(p) for p in _path_parts(value)]
+
+
+def _path_parts(value: str) -> list[str]:
+    """:func:`path_segments` before each part becomes a URI segment (the names as given)."""
     parts = urlsplit(value)
     if parts.scheme in _URL_SCHEMES and parts.netloc:
         raw = [parts.netloc, *parts.path.split("/")]
@@ -139,7 +148,7 @@ def path_segments(value: str) -> list[str]:
             continue
         if p == "..":
             raise InvalidURIError(f"path {value!r} contains '..'")
-        out.append(segment(p))
+        out.append(p)
     return out
 
 
@@ -418,7 +427,11 @@ def plan_records(
         reserved = INTERNAL_KEYS & set(meta)
         if reserved:
             raise IngestError(f"{where}: metadata keys {sorted(reserved)} are reserved")
-        planned.append(Placement(i, target, rec.text, doc_tags, meta, rec.id, rec.offset))
+        rel = relative.get(i)  # (set exactly for the records their path_key places)
+        source_path = "/".join(_path_parts(rel)) if rel is not None else None
+        planned.append(
+            Placement(i, target, rec.text, doc_tags, meta, rec.id, rec.offset, False, source_path)
+        )
     plan = _dedupe(planned, on_duplicate)
     _check_memory_targets(aclient, plan)
     max_bytes = aclient.writer.builder.max_file_bytes
@@ -683,6 +696,19 @@ async def _build_doc(client: AsyncTreehop, p: Placement) -> _DocWrite:
     builder = client.writer.builder
     ctype = urimod.context_type_of(target)
     built = await asyncio.to_thread(builder.build_text, text, target, ctype, call.name)
+    if p.source_path is not None:
+        # A record its path placed stores that path (``guide/deploy.md``), as ``add_resource``
+        # of a folder stores each file's path under the folder; it stored the name alone
+        # (``deploy.md``, what ``build_text`` stores for a text), so a filter on
+        # ``source_path`` written for a folder's files missed the same files added as
+        # documents, and LlamaIndex's LLM text showed ``source_path: deploy.md`` under a
+        # reader's ``file_path`` of ``.../guide/deploy.md``. Metadata only: the text, hence
+        # the vectors, are the same, so an index written before gets the path when the
+        # documents are added again, without embedding. (The record's own ``source_path``,
+        # merged next, still wins.)
+        for n in built.nodes:
+            if "source_path" in n.metadata:
+                n.metadata = {**n.metadata, "source_path": p.source_path}
     if meta:  # (as TreeWriter.write merges it)
         for n in built.nodes:
             n.metadata = {**n.metadata, **meta}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import inspect
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -130,6 +131,18 @@ def _print_stage(stage: StageEvent) -> None:
         )
 
 
+_SYNONYMS = {
+    "top_k": "similarity_top_k",
+    "k": "similarity_top_k",
+    "limit": "similarity_top_k",
+    "filter": "filters",
+    "metadata_filter": "filters",
+    "metadata_filters": "filters",
+}
+"""Other APIs' names for :class:`TreehopRetriever`'s keywords (LangChain's ``k``, a vector
+database's ``top_k``, treehop's own ``metadata_filter``)."""
+
+
 class TreehopRetriever(BaseRetriever):
     """Retrieve from a treehop tree: hierarchical search, tag hops, rerank, optional planning.
 
@@ -200,7 +213,12 @@ class TreehopRetriever(BaseRetriever):
         object_map: dict[str, Any] | None = None,
         objects: list[IndexNode] | None = None,
         verbose: bool = False,
+        **unknown: Any,
     ) -> None:
+        if unknown:
+            # Python's "got an unexpected keyword argument 'top_k'" named no keyword it
+            # takes; a TypeError still (UnknownArgumentError), and treehop's own.
+            raise kit.unknown_arguments("TreehopRetriever", unknown, _TAKES, synonyms=_SYNONYMS)
         self._client = kit.check_retriever_client(client)
         self._source: KnowledgeSource | None = None
         self._tree: AsyncTreehop | None = None
@@ -783,3 +801,11 @@ class TreehopRetriever(BaseRetriever):
             f"filters={self._mapped.source or None!r}, target_uri={self.target_uri or None!r}, "
             f"client={self._client!r})"
         )
+
+
+_TAKES = tuple(
+    name
+    for name in inspect.signature(TreehopRetriever.__init__).parameters
+    if name not in {"self", "client", "unknown"}
+)
+"""The keywords :class:`TreehopRetriever` takes (named when it is given another)."""

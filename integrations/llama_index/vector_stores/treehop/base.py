@@ -82,6 +82,17 @@ _EMBEDDING = kit.EmbeddingSlot(as_treehop_embedder, "embed_model", "embed_model"
 _PER_QUERY = ("target_uri", "include_directories", "dense_weight", "score_threshold")
 """The treehop options a query's ``vector_store_kwargs`` may set (see ``aquery``)."""
 
+_PER_QUERY_SAID = (
+    "a query's argument, given per query: index.as_retriever(similarity_top_k=5, "
+    "filters=...) (a VectorStoreQuery's fields)"
+)
+_ELSEWHERE = dict.fromkeys(
+    ("similarity_top_k", "top_k", "k", "filters", "filter", "mode", "query_mode"),
+    _PER_QUERY_SAID,
+)
+"""Where a query's keyword given to the constructor goes (``TreehopVectorStore(c,
+similarity_top_k=5)``: "store: unknown argument(s)" named no way to ask for five)."""
+
 
 NO_COPY_MESSAGE = (
     "a TreehopVectorStore holds an open treehop index and cannot be pickled or deep-copied: "
@@ -149,7 +160,15 @@ class TreehopVectorStore(kit.IndexedStore, BasePydanticVectorStore):
         ):
             model = None  # another store's embed_model: the client embeds with this very model
         self._index = kit.PassageIndex.open(
-            client, path, model, _EMBEDDING, options, path_key="file_path"
+            client,
+            path,
+            model,
+            _EMBEDDING,
+            options,
+            path_key="file_path",
+            owner="TreehopVectorStore",
+            takes=("client", "include_directories", "embed_model", "path"),
+            elsewhere=_ELSEWHERE,
         )
         self._passages = self._index.passages
         self.base_uri = self._passages.base_display
