@@ -285,6 +285,12 @@ change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py
   (:func:`libxml2_page_markdown`), and the tutorial (``xml.html``, the whole site in one page,
   out; the release notes over the page limit, out). Built in stop 61 and measured once: an
   untuned check (helper heldout51).
+* ``openvswitch-faq``: Open vSwitch's FAQ (Debian ``openvswitch-doc``, ``html/faq/*.html``:
+  12 Sphinx pages of ``Q:``/``A:`` entries, ~108, some questions going on over the asker's
+  commands): every question deleted and the ``A:`` labels dropped (:func:`split_ovs_faq`),
+  beside every other page of the ``html/`` tree, main columns only (the contents, index and
+  search pages and ``_sources/`` out). Built in stop 61 and measured once: an untuned check
+  (helper heldout52).
 * ``cranfield``: Cranfield's 225 queries over the 1,400 abstracts clustered into a topic tree
   (``datasets.build_cranfield_tree``), read in place from ``shared/data/cranfield``; the qrel
   is each relevant abstract's text with its graded gain.
@@ -8987,7 +8993,7 @@ def openvswitch_faq_set() -> NaturalSet:
     slug (``openvswitch-faq:general/what-is-open-vswitch``). Entries whose answer is under
     :data:`MIN_ANSWER_WORDS` words are left out and named. Built in stop 61 and measured
     once, with no change to the retriever: an untuned check (helper heldout52)."""
-    root, html_dir, _ = _packaged_doc(OVS_PACKAGE, OVS_HTML, f"{OVS_FAQ_DIR}/general.html")
+    root, html_dir, _ = _packaged_doc(OVS_PACKAGE, OVS_HTML, f"{OVS_FAQ_DIR}/index.html")
     names = sorted(
         p.relative_to(html_dir).as_posix()
         for p in html_dir.rglob("*.html")
@@ -9007,9 +9013,7 @@ def openvswitch_faq_set() -> NaturalSet:
             page, qa = split_ovs_faq(page_html)
             topic = stem.removeprefix(OVS_FAQ_DIR + "/")
             asked += [
-                NaturalQuestion(
-                    f"openvswitch-faq:{topic}/{k}", q, ((a, 1.0),), source=f"{stem}.md"
-                )
+                NaturalQuestion(f"openvswitch-faq:{topic}/{k}", q, ((a, 1.0),), source=f"{stem}.md")
                 for k, q, a in qa
             ]
         else:
