@@ -285,6 +285,12 @@ change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py
   (:func:`libxml2_page_markdown`), and the tutorial (``xml.html``, the whole site in one page,
   out; the release notes over the page limit, out). Built in stop 61 and measured once: an
   untuned check (helper heldout51).
+* ``openvswitch-faq``: Open vSwitch's FAQ (Debian ``openvswitch-doc``, ``html/faq/*.html``:
+  12 Sphinx pages of ``Q:``/``A:`` entries, ~108, some questions going on over the asker's
+  commands): every question deleted and the ``A:`` labels dropped (:func:`split_ovs_faq`),
+  beside every other page of the ``html/`` tree, main columns only (the contents, index and
+  search pages and ``_sources/`` out). Built in stop 61 and measured once: an untuned check
+  (helper heldout52).
 * ``cranfield``: Cranfield's 225 queries over the 1,400 abstracts clustered into a topic tree
   (``datasets.build_cranfield_tree``), read in place from ``shared/data/cranfield``; the qrel
   is each relevant abstract's text with its graded gain.
@@ -368,6 +374,7 @@ HELD_OUT_SETS = (
     "putty-faq",
     "avr-libc-faq",
     "libxml2-faq",
+    "openvswitch-faq",
 )
 """Natural-question sets that no screening script reads by default (``--sets`` names them):
 measured once per change as an untuned check of whether a method chosen on the sets above
@@ -8785,6 +8792,145 @@ def libxml2_faq_set() -> NaturalSet:
     )
 
 
+# --------------------------------------------------------------------------------------
+# "Q:" / "A:" paragraphs on the FAQ pages of a Sphinx tree (Open vSwitch)
+# --------------------------------------------------------------------------------------
+
+OVS_PACKAGE = "openvswitch-doc"
+OVS_HTML = "usr/share/doc/openvswitch-doc/html"
+OVS_FAQ_DIR = "faq"
+"""Open vSwitch's FAQ as its developers wrote it (``Documentation/faq/*.rst`` in the Open
+vSwitch source, ~108 entries on 12 pages: general, terminology, releases, design, issues,
+configuration, QoS, VLANs, VXLANs, Bareudp, OpenFlow, development), rendered by Sphinx 5
+with the alabaster theme into ``html/faq/*.html``: each page a ``<section>`` with an
+``<h1>`` title, then entries written as a paragraph ``<p>Q: What is Open vSwitch?</p>``
+(some questions go on over a code block and a second paragraph: "... like so: <pre>...</pre>
+but the packets are actually being output in VLAN 123.  Why?") over the answer as a
+``<blockquote>`` that opens with ``A:`` (or ``A.``; two open with no label; one quotes the
+asker's error message before its "What should I do?" and ``A:``). ``faq/index.html`` is a
+table of the pages' titles."""
+OVS_LEFT_OUT = ("contents.html", "genindex.html", "search.html")
+"""Pages of the tree left out: the whole tree's table of contents (``contents.html``: every
+page's and section's title as a link), Sphinx's generated index and the search page. Also
+out: ``_sources/`` (the reST sources of every page: a second copy), ``_static/``,
+``_images/``, ``objects.inv``, ``searchindex.js``, the changelog and the copyright."""
+OVS_SKIP_DIRS = ("_sources", "_static", "_images")
+OVS_MAX_PAGE_CHARS = 150_000
+"""A converted page over this is cut at its ``##`` sections into files
+``<page>/NN-<slug>.md`` (:func:`split_texinfo_chapters`, as putty-faq cuts its
+configuration chapter) and named in the note (the value the other sets use, not chosen for
+this set)."""
+_OVS_QUESTION = re.compile(r"<p\b[^<>]*>\s*Q:\s*", re.IGNORECASE)
+_OVS_ANSWER = re.compile(r"<(?:p|dt)\b[^<>]*>\s*A[:.]\s+", re.IGNORECASE)
+_OVS_QUOTE = re.compile(r"<blockquote\b[^<>]*>", re.IGNORECASE)
+_OVS_PARAGRAPH_END = re.compile(r"</p\s*>", re.IGNORECASE)
+_OVS_STOP = re.compile(r"<h[1-6]\b", re.IGNORECASE)
+
+
+def split_ovs_faq(page_html: str) -> tuple[str, list[tuple[str, str, str]]]:
+    """An Open vSwitch FAQ page (Sphinx HTML) -> (the page's main column as markdown
+    without its questions, [(slug, question, answer)]).
+
+    Only the main column is read (:func:`sphinx_main_column`: the sidebar's navigation stays
+    out). An entry opens with a paragraph whose text starts ``Q:``; it ends at the next such
+    paragraph or the next heading (a section's title, kept in the page, in no answer). The
+    question is the entry's text from after ``Q:`` up to the first paragraph of the entry
+    opening with ``A:`` or ``A.`` (so a question that goes on over a code block, a quoted
+    error message or a second paragraph is asked whole), or, with no such paragraph, up to
+    the first ``<blockquote>`` (an answer with no label), or else to the end of the ``Q:``
+    paragraph; tags removed, entities read, spaces folded (:func:`html_text`); it leaves the
+    page. The answer is the rest of the entry without its ``A:`` label
+    (:func:`page_to_markdown`). Ids are the questions' slugs (no anchors in the page), a
+    repeat ``-2``. An entry with no text after its question asks nothing. Each entry is
+    searched only up to the next ``Q:`` paragraph: linear."""
+    main = sphinx_main_column(page_html)
+    intro, spans = _entry_spans(main, _OVS_QUESTION)
+    parts = [intro]
+    qa: list[tuple[str, str, str]] = []
+    seen: dict[str, int] = {}
+    for m, end in spans:
+        heading = _OVS_STOP.search(main, m.end(), end)
+        stop = heading.start() if heading else end
+        label = _OVS_ANSWER.search(main, m.end(), stop)
+        if label:
+            asked, rest = main[m.end() : label.start()], "<p>" + main[label.end() : stop]
+        else:
+            cut = _OVS_QUOTE.search(main, m.end(), stop) or _OVS_PARAGRAPH_END.search(
+                main, m.end(), stop
+            )
+            split_at = cut.start() if cut else stop
+            asked, rest = main[m.end() : split_at], main[split_at:stop]
+        question = html_text(asked)
+        answer = page_to_markdown(rest).strip()
+        if question and answer:
+            qa.append((_repeat_id(seen, _slug(question)), question, answer))
+        parts += [answer, page_to_markdown(main[stop:end]).strip()]
+    return _joined_parts(parts), qa
+
+
+def openvswitch_faq_set() -> NaturalSet:
+    """Open vSwitch's FAQ as Debian's ``openvswitch-doc`` ships it
+    (``/usr/share/doc/openvswitch-doc/html/faq/*.html``: ~108 ``Q:``/``A:`` entries on 12
+    Sphinx pages, "Q: How do I configure a port as an access port?", some stated with the
+    asker's commands: "Q: I created a bridge and added a couple of Ethernet ports to it,
+    using commands like these: ... and now my network seems to have melted") with every
+    question deleted (:func:`split_ovs_faq`), beside every other page of the ``html/`` tree
+    but :data:`OVS_LEFT_OUT` (main columns, :func:`slurm_page_markdown`; a page over
+    :data:`OVS_MAX_PAGE_CHARS` cut at its sections). Ids are the page and the question's
+    slug (``openvswitch-faq:general/what-is-open-vswitch``). Entries whose answer is under
+    :data:`MIN_ANSWER_WORDS` words are left out and named. Built in stop 61 and measured
+    once, with no change to the retriever: an untuned check (helper heldout52)."""
+    root, html_dir, _ = _packaged_doc(OVS_PACKAGE, OVS_HTML, f"{OVS_FAQ_DIR}/index.html")
+    names = sorted(
+        p.relative_to(html_dir).as_posix()
+        for p in html_dir.rglob("*.html")
+        if p.is_file()
+        and p.relative_to(html_dir).parts[0] not in OVS_SKIP_DIRS
+        and p.relative_to(html_dir).as_posix() not in OVS_LEFT_OUT
+    )
+    files: dict[str, str] = {}
+    asked: list[NaturalQuestion] = []
+    split: list[str] = []
+    n_faq = 0
+    for name in names:
+        stem = name.removesuffix(".html")
+        page_html = _doc_text(html_dir / name, "utf-8")
+        if name.startswith(OVS_FAQ_DIR + "/") and _OVS_QUESTION.search(page_html):
+            n_faq += 1
+            page, qa = split_ovs_faq(page_html)
+            topic = stem.removeprefix(OVS_FAQ_DIR + "/")
+            asked += [
+                NaturalQuestion(f"openvswitch-faq:{topic}/{k}", q, ((a, 1.0),), source=f"{stem}.md")
+                for k, q, a in qa
+            ]
+        else:
+            page = slurm_page_markdown(page_html)
+        if len(page) > OVS_MAX_PAGE_CHARS:
+            sections, _ = split_texinfo_chapters(page)
+            files.update({f"{stem}/{rel}": t for rel, t in sections.items()})
+            split.append(f"{name} in {len(sections)} files")
+        else:
+            files[f"{stem}.md"] = page
+    files, scrubbed = scrub_questions(files, asked)
+    questions, unjudged = _judged(scrubbed)
+    return _packaged_set(
+        "openvswitch-faq",
+        root,
+        files,
+        questions,
+        lambda version: (
+            f"Open vSwitch FAQ from {OVS_PACKAGE} {version} (html/faq/, Sphinx, {n_faq} pages; "
+            f"their {len(asked)} Q: questions deleted, A: labels dropped) + "
+            f"{len(names) - n_faq} other pages of the html/ tree (main columns; cut at their "
+            f"sections, over {OVS_MAX_PAGE_CHARS} chars: {', '.join(split) or 'none'}); "
+            f"{', '.join(OVS_LEFT_OUT)} (contents, index, search), _sources/, changelog and "
+            "copyright out; answer = the rest of a Q: entry up to the next Q: or heading; "
+            f"left out, answer under {MIN_ANSWER_WORDS} words: {' | '.join(unjudged) or 'none'}"
+        ),
+        left_out=unjudged,
+    )
+
+
 BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "django-faq": lambda emb: django_faq_set(),
     "gitfaq": lambda emb: gitfaq_set(),
@@ -8840,6 +8986,7 @@ BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "putty-faq": lambda emb: putty_faq_set(),
     "avr-libc-faq": lambda emb: avr_libc_faq_set(),
     "libxml2-faq": lambda emb: libxml2_faq_set(),
+    "openvswitch-faq": lambda emb: openvswitch_faq_set(),
     "cranfield": cranfield_set,
     "pytest-derived": lambda emb: pytest_derived_set(),
 }
