@@ -8905,20 +8905,15 @@ def openvswitch_faq_set() -> NaturalSet:
             ]
         else:
             page = slurm_page_markdown(page_html)
-        if len(page) > OVS_MAX_PAGE_CHARS:
-            sections, _ = split_texinfo_chapters(page)
-            files.update({f"{stem}/{rel}": t for rel, t in sections.items()})
-            split.append(f"{name} in {len(sections)} files")
-        else:
-            files[f"{stem}.md"] = page
-    files, scrubbed = scrub_questions(files, asked)
-    questions, unjudged = _judged(scrubbed)
-    return _packaged_set(
+        cut = _add_page_or_sections(files, stem, page, OVS_MAX_PAGE_CHARS)
+        if cut is not None:
+            split.append(f"{name} in {cut} files")
+    return _judged_package_set(
         "openvswitch-faq",
         root,
         files,
-        questions,
-        lambda version: (
+        asked,
+        lambda version, unjudged: (
             f"Open vSwitch FAQ from {OVS_PACKAGE} {version} (html/faq/, Sphinx, {n_faq} pages; "
             f"their {len(asked)} Q: questions deleted, A: labels dropped) + "
             f"{len(names) - n_faq} other pages of the html/ tree (main columns; cut at their "
@@ -8927,7 +8922,6 @@ def openvswitch_faq_set() -> NaturalSet:
             "copyright out; answer = the rest of a Q: entry up to the next Q: or heading; "
             f"left out, answer under {MIN_ANSWER_WORDS} words: {' | '.join(unjudged) or 'none'}"
         ),
-        left_out=unjudged,
     )
 
 
