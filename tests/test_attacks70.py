@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -116,13 +117,10 @@ def _hold_on_sync_loop(th: Treehop) -> tuple[threading.Thread, threading.Event, 
 def _until(pred: Callable[[], bool]) -> None:
     """Wait (bounded) for ``pred``: an event made from a state the code under test sets."""
     ev = threading.Event()
-    deadline = BOUND
-    import time
-
     start = time.monotonic()
     while not pred():
-        assert time.monotonic() - start < deadline, "state never reached"
-        ev.wait(0.001)
+        assert time.monotonic() - start < BOUND, "state never reached"
+        ev.wait(0.001)  # (a poll of the state, not a sleep standing in for it)
 
 
 def test_a_cancelled_aio_write_while_a_sync_write_waits_hands_the_lock_on(tmp_path: Path) -> None:
