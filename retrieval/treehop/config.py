@@ -388,7 +388,10 @@ class RetrievalConfig(ConfigModel):
     ten turns): no more text per slot than that baseline. LoCoMo dev half (200 questions,
     ``bench/bench_tree.py``, undated turn texts), evidence R@10 counting every turn a slot
     holds: 0 0.742, 200 0.755, 400 0.818, 600 0.836, 1000 0.874 (the framework 0.701)."""
-    rerank_timeout_s: float = Field(default=10.0, gt=0)
+    # (below ``treehop._http.MAX_SECONDS``, 1e7, as every other timeout; not imported: the
+    # config stays free of httpx. Helper attacks70: inf was accepted and left no bound on a
+    # reranker inside ``find``)
+    rerank_timeout_s: float = Field(default=10.0, gt=0, lt=1e7)
     """A reranker call slower than this falls back to vector scores."""
 
     tag_hop_trigger: TagHopTrigger = TagHopTrigger.ON_DEMAND

@@ -33,6 +33,7 @@ import heapq
 import itertools
 import json
 import math
+import os
 import re
 import threading
 import weakref
@@ -1239,6 +1240,20 @@ COUNT_CACHE_SIZE = 1 << 15
 """Lines whose token counts one counter keeps (see :func:`_cached_count`)."""
 _count_caches: weakref.WeakKeyDictionary[Any, dict[str, int]] = weakref.WeakKeyDictionary()
 _count_lock = threading.Lock()
+
+
+def _new_locks_in_forked_child() -> None:
+    """In a child made by ``os.fork``: new :data:`_default_lock` and :data:`_count_lock`.
+    Why (helper attacks70): a fork copies a lock another thread of the parent held (loading
+    the default tokenizer) held for good; the child's first context assembly waited
+    forever."""
+    global _default_lock, _count_lock
+    _default_lock = threading.Lock()
+    _count_lock = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_new_locks_in_forked_child)
 
 
 def _cached_count(counter: TokenCounter) -> Callable[[str], int]:

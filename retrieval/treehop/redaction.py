@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import re
 import threading
 from urllib.parse import quote, quote_plus, unquote_plus, urlsplit
@@ -54,6 +55,18 @@ WINDOW = 8
 _lock = threading.Lock()
 _secrets: set[str] = set()
 _windows: set[str] = set()
+
+
+def _new_lock_in_forked_child() -> None:
+    """In a child made by ``os.fork``: a new :data:`_lock`. Why (helper attacks70): a fork
+    copies a lock that another thread of the parent held (registering a secret) held for
+    good, and the child's first redaction or ``register_secret`` waited for it forever."""
+    global _lock
+    _lock = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_new_lock_in_forked_child)
 _exact: re.Pattern[str] | None = None
 
 _TOKEN = re.compile(r"[A-Za-z0-9\-_.~+/=]{" + str(WINDOW) + ",}")

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import logging
 import operator
+import os
 import re
 import threading
 import unicodedata
@@ -261,6 +262,18 @@ def porter_stem(word: str) -> str:
 
 _jieba_lock = threading.Lock()
 _jieba_state: dict[str, Any] = {}
+
+
+def _new_jieba_lock_in_forked_child() -> None:
+    """In a child made by ``os.fork``: a new :data:`_jieba_lock`. Why (helper attacks70):
+    forked while another thread loaded jieba (about 1 s), the child inherited the lock held
+    for good and its first Chinese text waited forever."""
+    global _jieba_lock
+    _jieba_lock = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_new_jieba_lock_in_forked_child)
 
 
 def _jieba() -> Any | None:

@@ -31,6 +31,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import binascii
+import copy
 import threading
 from collections.abc import AsyncGenerator, Mapping, Sequence
 from types import TracebackType
@@ -221,6 +222,25 @@ class OpenAICompatibleEmbedder(BaseEmbedder):
         )
 
     __str__ = __repr__
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Self:
+        """A copy configured the same, with its own lock and connection pools; a caller's
+        ``http_client`` / ``async_http_client`` is shared, not copied. Why (helper
+        attacks70): deep-copying raised a raw ``TypeError: cannot pickle '_thread.lock'
+        object``, and a chain or agent config that deep-copies its parts copies the
+        embedder too. A lock or a pool holds no configuration, and a pool of sockets (or
+        an event loop's async client) cannot be duplicated: the copy opens its own."""
+        new = type(self).__new__(type(self))
+        memo[id(self)] = new
+        skip = {"_lock", "_client", "_user_aclient", "_aclient", "_aclient_loop", "_aclient_guard"}
+        for key, value in self.__dict__.items():
+            if key not in skip:
+                new.__dict__[key] = copy.deepcopy(value, memo)
+        new._lock = threading.Lock()
+        new._user_aclient = self._user_aclient
+        new._client = None if self._owns_client else self._client
+        new._aclient = new._aclient_loop = new._aclient_guard = None
+        return new
 
     # -- lifecycle ---------------------------------------------------------
 

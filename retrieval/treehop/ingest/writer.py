@@ -1518,9 +1518,27 @@ def _small_pages() -> Iterator[None]:
         yield
     finally:
         with _pages_lock:
-            _pages_users -= 1
-            if _pages_users == 0:
-                switch(_pages_before)
+            if _pages_users > 0:  # (0 in a child forked inside this write: already restored)
+                _pages_users -= 1
+                if _pages_users == 0:
+                    switch(_pages_before)
+
+
+def _reset_pages_in_forked_child() -> None:
+    """In a child made by ``os.fork``: a new :data:`_pages_lock`, no write counted, numpy's
+    huge-page hint as it was before the parent's writes. Why (helper attacks70): forked
+    while another thread wrote, the child inherited the lock (held for good if that thread
+    was inside it: every write of the child hung) and a count no write of the child would
+    bring to 0 (the hint off for the child's life)."""
+    global _pages_lock, _pages_users
+    _pages_lock = threading.Lock()
+    if _pages_users and _HUGEPAGE_SWITCH is not None:
+        _HUGEPAGE_SWITCH(_pages_before)
+    _pages_users = 0
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_reset_pages_in_forked_child)
 
 
 def _manifest_key(target: str) -> str:
