@@ -47,7 +47,13 @@ import httpcore
 import httpx
 
 from .errors import InvalidConfigError
-from .redaction import install_log_filter, redact, redact_url, register_url_secrets
+from .redaction import (
+    install_log_filter,
+    redact,
+    redact_url,
+    register_secret,
+    register_url_secrets,
+)
 
 install_log_filter()
 
@@ -176,6 +182,31 @@ def error_text(exc: BaseException, max_chars: int = MAX_ERROR_BODY_CHARS) -> str
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
         exc = exc.exceptions[0]
     return _one_line(redact(f"{type(exc).__name__}: {exc}"))[:max_chars]
+
+
+def state_without_pools(obj: object, pools: tuple[str, ...]) -> dict[str, Any]:
+    """``obj``'s attributes for pickling, less its ``_lock`` and the connection pools named
+    in ``pools``. Why: a client of an HTTP API held a ``threading.Lock`` and its pools, so
+    ``pickle.dumps`` (multiprocessing, a cache, a framework that ships components to worker
+    processes) raised a raw ``TypeError``; neither holds configuration, and a pool of sockets
+    cannot cross a process: the copy opens its own on first use."""
+    return {k: v for k, v in vars(obj).items() if k != "_lock" and k not in pools}
+
+
+def restore_without_pools(
+    obj: object, state: dict[str, Any], pools: tuple[str, ...], *, url: str, api_key: Any
+) -> None:
+    """The other half of :func:`state_without_pools`: the attributes back, a new lock, no
+    pools; the URL's credentials and the API key registered with :mod:`treehop.redaction`
+    again, since a new process's registry does not hold them (an error echoing the key
+    would otherwise show it)."""
+    vars(obj).update(state)
+    vars(obj)["_lock"] = threading.Lock()
+    for name in pools:
+        vars(obj)[name] = None
+    register_url_secrets(url)
+    if api_key is not None:
+        register_secret(api_key.get_secret_value())
 
 
 def endpoint(base_url: str, path: str) -> str:

@@ -53,11 +53,13 @@ from .._http import (
     endpoint,
     error_text,
     request,
+    restore_without_pools,
+    state_without_pools,
     sync_client,
     truncate,
     url_path,
 )
-from ..errors import EmbeddingError
+from ..errors import EmbeddingError, UnsupportedUseError
 from ..redaction import redact, redact_url, register_url_secrets
 from ..secrets import resolve_secret
 from .base import BaseEmbedder, Vectors, normalize_rows
@@ -222,6 +224,27 @@ class OpenAICompatibleEmbedder(BaseEmbedder):
         )
 
     __str__ = __repr__
+
+    _POOLS = ("_client", "_aclient", "_aclient_loop", "_aclient_guard", "_user_aclient")
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled without its lock and the pools it opened (:func:`state_without_pools`;
+        ``pickle.dumps`` raised a raw ``TypeError``). One given a caller's ``http_client`` /
+        ``async_http_client`` is refused by name: those hold the caller's sockets and
+        settings, which cannot cross a process."""
+        if not self._owns_client or self._user_aclient is not None:
+            raise UnsupportedUseError(
+                "an OpenAICompatibleEmbedder given its own http_client / async_http_client "
+                "cannot be pickled (a client's connections cannot cross a process); build it "
+                "with the same settings in the other process"
+            )
+        return state_without_pools(self, self._POOLS)
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        restore_without_pools(
+            self, state, self._POOLS, url=state["_url"], api_key=state.get("_api_key")
+        )
+        self._owns_client = True
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Self:
         """A copy configured the same, with its own lock and connection pools; a caller's

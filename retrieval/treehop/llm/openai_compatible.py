@@ -42,6 +42,8 @@ from .._http import (
     endpoint,
     error_text,
     request,
+    restore_without_pools,
+    state_without_pools,
     sync_client,
 )
 from ..config_model import ConfigModel
@@ -140,6 +142,19 @@ class OpenAICompatibleLLM(BaseLLM):
         # per running loop (a new ``asyncio.run`` gets a fresh client instead of a dead pool).
         self._aclient: httpx.AsyncClient | None = None
         self._aclient_loop: asyncio.AbstractEventLoop | None = None
+
+    _POOLS = ("_client", "_aclient", "_aclient_loop")
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled without its lock and connection pools (:func:`state_without_pools`): a
+        chain or agent shipped to another process, or deep-copied, took the LLM along and
+        raised a raw ``TypeError``."""
+        return state_without_pools(self, self._POOLS)
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        restore_without_pools(
+            self, state, self._POOLS, url=state["base_url"], api_key=state.get("_api_key")
+        )
 
     def __repr__(self) -> str:
         key = "set" if self._api_key is not None else "none"
