@@ -196,12 +196,22 @@ form of a tool's result) is a ``tool`` turn: it was stored as the user's words (
 attacks67). Duck-typed: the core imports no framework."""
 
 
-ROLE_ALIASES = {"human": "user", "ai": "assistant", "developer": "system", "function": "tool"}
-"""Role strings LangChain reads as one of :data:`ROLES` (``_create_message_from_message_type``,
-behind ``convert_to_messages``: ``human`` a ``HumanMessage``, ``ai`` an ``AIMessage``,
-``developer`` a ``SystemMessage``, ``function`` a ``FunctionMessage``: a tool's result).
+ROLE_ALIASES = {
+    "human": "user",
+    "ai": "assistant",
+    "developer": "system",
+    "function": "tool",
+    "model": "assistant",
+    "chatbot": "assistant",
+}
+"""Role strings LangChain or LlamaIndex read as one of :data:`ROLES`. LangChain's
+(``_create_message_from_message_type``, behind ``convert_to_messages``): ``human`` a
+``HumanMessage``, ``ai`` an ``AIMessage``, ``developer`` a ``SystemMessage``, ``function`` a
+``FunctionMessage`` (a tool's result). LlamaIndex's ``MessageRole`` adds ``model`` (Gemini's)
+and ``chatbot`` (Cohere's), the assistant's words, as its memory block maps them.
 Why: ``ChatMessage(role="human")`` or ``{"role": "ai", ...}`` was refused though LangChain
-itself takes it (helper leftovers61). Case-sensitive, as LangChain is."""
+itself takes it (helper leftovers61), and a LlamaIndex ``ChatMessage`` of role ``MODEL`` /
+``CHATBOT`` (stop 61, the lead). Case-sensitive, as both frameworks are."""
 
 
 def message_role(role: object, where: str) -> str:
@@ -209,6 +219,9 @@ def message_role(role: object, where: str) -> str:
     :class:`InvalidQueryError` naming it (its repr cut to 60 characters; a non-string by its
     type, whose repr may be anything)."""
     if isinstance(role, str):
+        # (a str enum, LlamaIndex's MessageRole, as its value: a dict looks an enum member
+        # up by its name's hash, so MessageRole.DEVELOPER missed "developer")
+        role = str.__str__(role)
         role = ROLE_ALIASES.get(role, role)
         if role in ROLES:
             return role
@@ -216,7 +229,7 @@ def message_role(role: object, where: str) -> str:
     else:
         shown = f"of type {type(role).__name__}"
     raise InvalidQueryError(
-        f"{where}: role {shown} is not one of {', '.join(ROLES)} (or LangChain's "
+        f"{where}: role {shown} is not one of {', '.join(ROLES)} (or the frameworks' "
         f"{', '.join(ROLE_ALIASES)})"
     )
 
