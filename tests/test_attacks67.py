@@ -31,7 +31,7 @@ from treehop.filters import ShownField, show_fields
 from treehop.ingest import writer as writer_mod
 from treehop.stores._filelock import WaitLine
 
-from treehop_test_doubles import BagOfWordsEmbedder
+from treehop_test_doubles import BagOfWordsEmbedder, report_from_a_fork
 
 SOURCE = ShownField("source", over=("source",), fallback="source_path", when="source_path")
 
@@ -194,30 +194,21 @@ def test_a_sync_client_written_to_in_a_forked_child_says_why(tmp_path: Path) -> 
     path = str(tmp_path / "idx")
     th = Treehop(path, embedder=BagOfWordsEmbedder(), tagger=None)
     th.add_resource("alpha text about rivers", name="a")
-    r, w = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the child: report through the pipe, never return into pytest
-        out = []
+
+    def child() -> str:  # (anything else it raises is reported, and the test fails on it)
+        out = [f"find {len(th.find('rivers').contexts())}"]
         try:
-            out.append(f"find {len(th.find('rivers').contexts())}")
-            try:
-                th.add_resource("beta text from the child", name="b")
-                out.append("write ok")
-            except TreehopError as e:
-                out.append(f"{type(e).__name__}: {e}")
-            fresh = Treehop(path, embedder=BagOfWordsEmbedder(), tagger=None)
-            fresh.add_resource("gamma text from a new client", name="g")
-            fresh.close()
-            out.append("new client ok")
-        except BaseException as e:  # (anything else: reported, the test fails on it)
-            out.append(f"unexpected {type(e).__name__}: {e}")
-        finally:
-            os.write(w, "\n".join(out).encode())
-            os._exit(0)
-    os.close(w)
-    with os.fdopen(r) as f:
-        report = f.read().splitlines()
-    os.waitpid(pid, 0)
+            th.add_resource("beta text from the child", name="b")
+            out.append("write ok")
+        except TreehopError as e:
+            out.append(f"{type(e).__name__}: {e}")
+        fresh = Treehop(path, embedder=BagOfWordsEmbedder(), tagger=None)
+        fresh.add_resource("gamma text from a new client", name="g")
+        fresh.close()
+        out.append("new client ok")
+        return "\n".join(out)
+
+    report = report_from_a_fork(child)[0].splitlines()
     assert report[0] == "find 1", report
     assert report[1].startswith("ClientClosedError: "), report
     assert "before os.fork()" in report[1] and "open a new client" in report[1], report

@@ -24,7 +24,7 @@ from treehop.errors import ClientClosedError, InvalidFilterError
 from treehop.ingest.records import aadd_records, add_records
 from treehop.integration_kit import run_sync
 
-from treehop_test_doubles import BagOfWordsEmbedder
+from treehop_test_doubles import BagOfWordsEmbedder, report_from_a_fork
 
 LATE = [("kubernetes rollback written after the close", {"uri": "viking://resources/late"})]
 
@@ -142,8 +142,6 @@ def test_a_client_opened_in_a_forked_child_works_through_the_wrappers_sync_paths
     thread; a child forked after the parent had used it inherited the parent's (whose thread
     is not in the child): the child's own new client was refused through every sync path,
     "opened in another process (before os.fork()) ... open a new client in this process"."""
-    import os
-    import signal
 
     from langchain_treehop import TreehopRetriever, TreehopVectorStore
 
@@ -156,21 +154,8 @@ def test_a_client_opened_in_a_forked_child_works_through_the_wrappers_sync_paths
         return found
 
     assert use("parent") == ["kubernetes rollback from the parent"] * 2  # (shared loop started)
-    r, w = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the child: report through the pipe, never return into pytest
-        signal.alarm(60)  # (a hang ends the child; the parent then reads no report)
-        try:
-            out = "\n".join(use("child"))
-        except BaseException as e:  # (reported: the test fails on it)
-            out = f"{type(e).__name__}: {e}"
-        finally:
-            os.write(w, out.encode())
-            os._exit(0)
-    os.close(w)
-    with os.fdopen(r) as f:
-        report = f.read().splitlines()
-    os.waitpid(pid, 0)
+    # (a hang ends the child at its alarm; the parent then reads no report)
+    report = report_from_a_fork(lambda: "\n".join(use("child")))[0].splitlines()
     assert report == ["kubernetes rollback from the child"] * 2, report
     assert use("parent again") == ["kubernetes rollback from the parent again"] * 2
 
@@ -180,8 +165,6 @@ def test_a_child_forked_during_a_batch_of_finds_keeps_its_garbage_collector() ->
     batches under way; a child forked while another thread ran one inherited the count and
     the collector off, and no batch of its own brought the count back to 0."""
     import gc
-    import os
-    import signal
     import threading
 
     from treehop.batched_context import collector_paused
@@ -198,23 +181,13 @@ def test_a_child_forked_during_a_batch_of_finds_keeps_its_garbage_collector() ->
     t.start()
     inside.wait()
     try:
-        r, w = os.pipe()
-        pid = os.fork()
-        if pid == 0:  # the child: report through the pipe, never return into pytest
-            signal.alarm(60)
-            try:
-                with collector_paused():  # (the child's own batch)
-                    during = gc.isenabled()
-                out = f"{during} {gc.isenabled()}"
-            except BaseException as e:
-                out = f"{type(e).__name__}: {e}"
-            finally:
-                os.write(w, out.encode())
-                os._exit(0)
-        os.close(w)
-        with os.fdopen(r) as f:
-            report = f.read()
-        os.waitpid(pid, 0)
+
+        def child() -> str:
+            with collector_paused():  # (the child's own batch)
+                during = gc.isenabled()
+            return f"{during} {gc.isenabled()}"
+
+        report = report_from_a_fork(child)[0]
     finally:
         leave.set()
         t.join()

@@ -24,7 +24,7 @@ from treehop import Treehop
 from treehop.errors import ClientClosedError, IndexLockedError
 from treehop.tagging.base import NodeTags
 
-from treehop_test_doubles import BagOfWordsEmbedder
+from treehop_test_doubles import BagOfWordsEmbedder, report_from_a_fork
 
 BOUND = 60.0
 """The longest any wait may take (a hang is a failure, not a stuck run)."""
@@ -340,36 +340,17 @@ def _hold_then_fork(
     """Run ``hold(held, leave)`` on a thread until it sets ``held``, fork, and return what
     ``child()`` reported in the child (a raised error's name; a child stuck past 20 s is
     killed by its alarm and reports nothing)."""
-    import os
-    import signal
 
     held, leave = threading.Event(), threading.Event()
     t = threading.Thread(target=hold, args=(held, leave), daemon=True)
     t.start()
     assert held.wait(BOUND)
     try:
-        r, w = os.pipe()
-        pid = os.fork()
-        if pid == 0:  # the child: report through the pipe, never return into pytest
-            signal.alarm(20)
-            out = "?"
-            try:
-                out = child()
-            except BaseException as exc:
-                out = f"{type(exc).__name__}: {exc}"
-            finally:
-                os.write(w, out.encode())
-                os._exit(0)
-        os.close(w)
-        with os.fdopen(r) as f:
-            report = f.read()
-        _, status = os.waitpid(pid, 0)
+        report, code = report_from_a_fork(child, alarm_s=20)
     finally:
         leave.set()
         t.join(BOUND)
-    assert os.waitstatus_to_exitcode(status) == 0, (
-        f"the child hung on an inherited lock ({report!r})"
-    )
+    assert code == 0, f"the child hung on an inherited lock ({report!r})"
     return report
 
 

@@ -8,7 +8,7 @@ import hashlib
 import re
 import subprocess
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -526,3 +526,30 @@ def recorded_searches(monkeypatch: Any) -> list[tuple[str, int]]:
 
     monkeypatch.setattr(hr, "search_columns", recorded)
     return searches
+
+
+def report_from_a_fork(child: Callable[[], str], alarm_s: int = 60) -> tuple[str, int]:
+    """Fork; the child runs ``child()`` under an alarm of ``alarm_s`` and reports its text
+    (or a raised error's ``Type: message``) through a pipe, never returning into pytest.
+    Returns the report and the child's exit code (a child killed by its alarm: no report,
+    a non-zero code). One copy for every test of what a forked child inherits."""
+    import os
+    import signal
+
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        signal.alarm(alarm_s)
+        out = "?"
+        try:
+            out = child()
+        except BaseException as exc:
+            out = f"{type(exc).__name__}: {exc}"
+        finally:
+            os.write(w, out.encode())
+            os._exit(0)
+    os.close(w)
+    with os.fdopen(r) as f:
+        report = f.read()
+    _, status = os.waitpid(pid, 0)
+    return report, os.waitstatus_to_exitcode(status)
