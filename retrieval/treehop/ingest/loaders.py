@@ -441,7 +441,7 @@ def read_file(
     """Read and decode one file, or record why it is skipped (``size``: its known size;
     ``follow=False`` for a file a directory's scan found: a symlink swapped in since is
     skipped as unreadable, not followed; ``folders``: the read loop's
-    :class:`FolderCursor`, for such files)."""
+    :class:`FolderCursor`, used for such files only)."""
     kind = kind_of(path)
     try:
         size = os.stat(path).st_size if size is None else size
@@ -513,7 +513,7 @@ def walk(root: Path, max_bytes: int = MAX_FILE_BYTES, max_depth: int = MAX_DIR_D
                 max_bytes,
                 e.size,
                 follow=single,
-                folders=None if single else folders,
+                folders=folders,
             )
             if f is not None:
                 report.files.append(f)

@@ -763,8 +763,7 @@ class TreeWriter:
         loaded: dict[int, LoadedFile] = {}
         cap = self.builder.max_file_bytes
         sizes = found.sizes.tolist()
-        folders = None if found.single else FolderCursor()
-        try:
+        with FolderCursor() as folders:  # (unused when following: a single file)
             for i in np.flatnonzero(~same).tolist():
                 rel = found.rels[i]
                 f = read_file(
@@ -779,9 +778,6 @@ class TreeWriter:
                     same[i] = True  # touched, not changed
                 else:
                     loaded[i] = f
-        finally:
-            if folders is not None:
-                folders.close()
         return same, loaded, fresh
 
     def _read_dirty_readmes(
@@ -804,7 +800,7 @@ class TreeWriter:
                         cap,
                         int(found.sizes[i]),
                         follow=found.single,
-                        folders=None if found.single else folders,
+                        folders=folders,
                     )
                     if f is not None:
                         loaded[i] = f
