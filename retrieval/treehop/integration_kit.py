@@ -86,6 +86,7 @@ from .ingest.writer import ProgressCallback
 from .memory import MAX_TURN_CHARS
 from .models import ContextType, FindResult, MatchedContext
 from .search_options import SearchKwargs
+from .secrets import SECRET_NAME_PARTS
 from .stores.base import CountingStore, VectorStore
 from .validation import MAX_LIMIT, MAX_QUERY_CHARS, as_list, check_limit, check_query, is_blank
 
@@ -1108,7 +1109,6 @@ _INDEX_OPTIONS = frozenset(PassageIndexKwargs.__annotations__)
 
 _MAX_GUESSED_NAME = 64
 """Longer unknown names get no spelling guess (difflib's matching is quadratic in length)."""
-_SECRET_NAME_PARTS = ("key", "token", "secret", "password")
 
 
 def did_you_mean(
@@ -1131,7 +1131,7 @@ def did_you_mean(
 def looks_secret(name: object) -> bool:
     """Whether an argument's name says its value may be a secret (``api_key``, ``token``):
     such a value is left out of an error that names the argument."""
-    return isinstance(name, str) and any(p in name.lower() for p in _SECRET_NAME_PARTS)
+    return isinstance(name, str) and any(p in name.lower() for p in SECRET_NAME_PARTS)
 
 
 def unknown_arguments(

@@ -54,7 +54,10 @@ def resolve_secret(
     return None
 
 
-_SECRET_NAME_PARTS = ("key", "token", "secret", "password")
+SECRET_NAME_PARTS = ("key", "token", "secret", "password")
+"""The words that make a name a credential's (``api_key``, ``auth_token``): a value under
+such a name is registered here, and left out of an error that names the argument
+(:func:`treehop.integration_kit.looks_secret`)."""
 
 
 def register_object_secrets(obj: object) -> None:
@@ -77,5 +80,5 @@ def register_object_secrets(obj: object) -> None:
     for name, value in items:
         if isinstance(value, SecretStr):
             register_secret(value.get_secret_value())
-        elif isinstance(value, str) and str(name).lower().endswith(_SECRET_NAME_PARTS):
+        elif isinstance(value, str) and str(name).lower().endswith(SECRET_NAME_PARTS):
             register_secret(value)
