@@ -291,6 +291,17 @@ change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py
   beside every other page of the ``html/`` tree, main columns only (the contents, index and
   search pages and ``_sources/`` out). Built in stop 61 and measured once: an untuned check
   (helper heldout52).
+* ``exiftool-faq``: ExifTool's FAQ (Debian ``libimage-exiftool-perl``, ``html/faq.html``:
+  hand-written HTML, 31 anchored entries of 42 numbered, bold-quoted questions, several
+  phrasings of one problem sharing an answer): every question and the list of entries
+  deleted (:func:`split_exiftool_faq`), beside every other page of ``html/`` and the README
+  (the generated tag tables ``TagNames/`` out; the release history over the page limit,
+  out). Built in stop 62 and measured once: an untuned check (helper heldout54).
+* ``vsftpd-faq``: vsftpd's FAQ (Debian ``vsftpd``, ``FAQ.gz``: plain text, ~45 ``Q)`` /
+  ``A)`` entries, most "Help! ..." problem reports): every question deleted and the answer
+  labels dropped (:func:`split_vsftpd_faq`), beside the folder's notes, the example set-ups
+  and the two man pages. Built in stop 62 and measured once: an untuned check (helper
+  heldout54).
 * ``cranfield``: Cranfield's 225 queries over the 1,400 abstracts clustered into a topic tree
   (``datasets.build_cranfield_tree``), read in place from ``shared/data/cranfield``; the qrel
   is each relevant abstract's text with its graded gain.
@@ -375,6 +386,8 @@ HELD_OUT_SETS = (
     "avr-libc-faq",
     "libxml2-faq",
     "openvswitch-faq",
+    "exiftool-faq",
+    "vsftpd-faq",
 )
 """Natural-question sets that no screening script reads by default (``--sets`` names them):
 measured once per change as an untuned check of whether a method chosen on the sets above
@@ -8925,6 +8938,279 @@ def openvswitch_faq_set() -> NaturalSet:
     )
 
 
+# --------------------------------------------------------------------------------------
+# Numbered bold-quoted questions over blockquoted answers, one hand-written page (ExifTool)
+# --------------------------------------------------------------------------------------
+
+EXIFTOOL_PACKAGE = "libimage-exiftool-perl"
+EXIFTOOL_HTML = "usr/share/doc/libimage-exiftool-perl/html"
+EXIFTOOL_FAQ = "faq.html"
+"""ExifTool's FAQ as its author wrote it (Phil Harvey, for the ExifTool web site;
+``/usr/share/doc/libimage-exiftool-perl/html/faq.html``, one hand-written HTML 4 page): a
+numbered list of in-page links to the entries under ``<div class='index'>`` (short topic
+titles: "Discussion forum", "Date and time formats"), the title ``<h1>``, then ~31 entries,
+each an anchor ``<a name="Q3"></a>`` over a paragraph of the questions as people ask them,
+numbered and quoted in bold (``<p>2. <b>"How do I determine the tag name for some
+information?"</b></p>``; several phrasings of one problem in one paragraph: ``3a. <b>"..."</b>,
+<br>3b. <b>"..."</b>, or <br>3c. <b>"..."</b>``; some stated as a problem: "My user-defined
+tags don't work"), the answer in ``<blockquote>`` paragraphs with ``<pre>`` commands (one
+answer's own anchors, ``<a name="exif"><b>EXIF</b></a>``, head its parts); after the last
+entry a rule and the footer ("Last revised ...", a link back to the home page)."""
+EXIFTOOL_LEFT_OUT = ("TagNames",)
+"""Left out: ``TagNames/``, the tag name tables (143 pages, 2.6 M characters converted,
+generated from the library's modules by its build: every tag of every format as a table row
+of id, name, writable type and values), more than twice the rest of the tree, which would
+cost more time to embed on 2 shared cores than the rest of the set (not chosen on any
+number). Every other page of ``html/`` is in (the home page, the exiftool application's
+and the Image::ExifTool API's documentation, the geotagging, file-name, config,
+structure, verbose/HTML-dump, metadata-standards, writing, history, idiosyncrasies and
+"common mistakes" pages), each up to :data:`EXIFTOOL_MAX_PAGE_CHARS`, converted whole, with
+the package's ``README``. Also out: the MIE specification PDF, the example argument, config
+and format files, the changelogs and the copyright."""
+EXIFTOOL_TEXTS = ("README.gz",)
+"""The package's README: in, as text."""
+EXIFTOOL_MAX_PAGE_CHARS = 150_000
+"""A converted page over this stays out and is named (the value the other sets use, not
+chosen for this set)."""
+_EXIFTOOL_QUESTION = re.compile(
+    r"<a\s+name=\"([\w.-]+)\"\s*>\s*</a\s*>\s*<p>\s*(\d+[a-z]?\.\s*<b>(?:(?!</?p\b).)*)</p\s*>",
+    re.IGNORECASE | re.DOTALL,
+)
+_EXIFTOOL_PHRASING = re.compile(
+    r"(\d+[a-z]?)\.\s*<b>((?:(?!</?b\b).)*)</b\s*>", re.IGNORECASE | re.DOTALL
+)
+_EXIFTOOL_INLINE_CODE = re.compile(r"</?code\b[^<>]*>", re.IGNORECASE)
+_EXIFTOOL_FOOTER = re.compile(r"<hr\b[^<>]*>\s*<i>\s*Last revised\b", re.IGNORECASE)
+
+
+def split_exiftool_faq(page_html: str) -> tuple[str, list[tuple[str, str, str]]]:
+    """ExifTool's FAQ page (hand-written HTML) -> (the page as markdown without its
+    questions, [(label, question, answer)]).
+
+    The page without its list of links to the entries (:func:`drop_anchor_lists`: its
+    links are in-page). An entry opens with an anchor ``<a name="Q3"></a>`` right before a
+    paragraph that opens with a number label and a bold (``<p>3a. <b>"..."</b>``); every
+    ``N.`` / ``Na.`` label in that paragraph followed by a bold is one question: the bold's
+    text (tags removed, entities read, spaces folded, the author's quotes around it taken
+    off), its id the label (``3a``; a repeat ``-2``). The paragraph leaves the page. The
+    entry's answer is the text after the paragraph up to the next entry or the footer's
+    rule (``<hr>`` over "Last revised ...", which stays in the page, in no answer), shared
+    by every question of the entry (several phrasings of one problem, as the author
+    grouped them). An anchor inside an answer (``<a name="exif"><b>EXIF</b></a>``) is not
+    followed by such a paragraph: text. Inline ``<code>`` tags in a question are dropped
+    without a space (``'<code>0 image files updated</code>'`` reads as the quote it is).
+    An entry with no text under it asks nothing. The
+    patterns cannot cross a paragraph's or a bold's tags: linear."""
+    body = drop_anchor_lists(page_html, EXIFTOOL_FAQ)
+    footers = list(_EXIFTOOL_FOOTER.finditer(body))
+    footer = footers[-1] if footers else None  # the last rule over "Last revised"
+    end_of_entries = footer.start() if footer else len(body)
+    intro, spans = _entry_spans(body[:end_of_entries], _EXIFTOOL_QUESTION)
+    parts = [intro]
+    qa: list[tuple[str, str, str]] = []
+    seen: dict[str, int] = {}
+    for m, end in spans:
+        answer = page_to_markdown(body[m.end() : end]).strip()
+        for label, asked in _EXIFTOOL_PHRASING.findall(m.group(2)):
+            asked = _EXIFTOOL_INLINE_CODE.sub("", asked)
+            question = html_text(asked).strip().strip('"\u201c\u201d').strip()
+            if answer and question:
+                qa.append((_repeat_id(seen, label), question, answer))
+        parts.append(answer)
+    if footer:
+        parts.append(page_to_markdown(body[footer.start() :]).strip())
+    return _joined_parts(parts), qa
+
+
+def exiftool_faq_set() -> NaturalSet:
+    """ExifTool's FAQ as Debian's ``libimage-exiftool-perl`` ships it
+    (``/usr/share/doc/libimage-exiftool-perl/html/faq.html``: ~31 numbered entries of ~42
+    bold-quoted questions, "How do I format date and time information for writing?", some
+    stated: "ExifTool doesn't write a tag properly") as one page ``faq.md`` with every
+    question and the list of entries deleted (:func:`split_exiftool_faq`), beside every
+    other page of ``html/`` but :data:`EXIFTOOL_LEFT_OUT` (converted whole, each up to
+    :data:`EXIFTOOL_MAX_PAGE_CHARS`) and the README. Ids are the author's labels
+    (``exiftool-faq:3a``); the questions of one entry share its answer. Entries whose answer
+    is under :data:`MIN_ANSWER_WORDS` words are left out and named. Built in stop 62 and
+    measured once, with no change to the retriever: an untuned check (helper heldout54)."""
+    root, html_dir, faq_path = _packaged_doc(EXIFTOOL_PACKAGE, EXIFTOOL_HTML, EXIFTOOL_FAQ)
+    text, qa = split_exiftool_faq(_doc_text(faq_path, "utf-8"))
+    files = {"faq.md": text}
+    asked = _faq_questions("exiftool-faq", qa, "faq.md")
+    names = sorted(
+        p.name for p in html_dir.glob("*.html") if p.is_file() and p.name != EXIFTOOL_FAQ
+    )
+    kept, too_long = _add_pages(files, html_dir, names, "utf-8", EXIFTOOL_MAX_PAGE_CHARS)
+    notes = _add_notes(files, html_dir.parent, EXIFTOOL_TEXTS)
+    return _judged_package_set(
+        "exiftool-faq",
+        root,
+        files,
+        asked,
+        lambda version, unjudged: (
+            f"ExifTool FAQ from {EXIFTOOL_PACKAGE} {version} (html/faq.html, hand-written "
+            f"HTML, one page; its {len(qa)} bold-quoted questions and the list of entries "
+            f"deleted) + {len(kept)} other pages of html/ (left out, over "
+            f"{EXIFTOOL_MAX_PAGE_CHARS} chars: {', '.join(too_long) or 'none'}) and "
+            f"{', '.join(notes)}; {', '.join(EXIFTOOL_LEFT_OUT)}/ (the generated tag tables), "
+            "the PDF, the example arg/config/format files, changelogs and copyright out; "
+            "answer = the text under an entry's questions up to the next entry (shared by "
+            f"the entry's questions); left out, answer under {MIN_ANSWER_WORDS} words: "
+            f"{' | '.join(unjudged) or 'none'}"
+        ),
+    )
+
+
+# --------------------------------------------------------------------------------------
+# A plain-text "Q) ... A) ..." FAQ, questions wrapped at column 0 (vsftpd)
+# --------------------------------------------------------------------------------------
+
+VSFTPD_PACKAGE = "vsftpd"
+VSFTPD_DOC = "usr/share/doc/vsftpd"
+VSFTPD_FAQ = "FAQ.gz"
+"""vsftpd's FAQ as its author wrote it (Chris Evans, in the vsftpd source's ``FAQ``;
+``/usr/share/doc/vsftpd/FAQ.gz``, plain text): a title over a line of dashes, then ~45
+entries, each a column-0 line ``Q) <question>`` (some wrapped over a second column-0 line;
+most reported as a problem after "Help!": "Help! I'm getting the error message "OOPS:
+chdir"."), then the answer: a column-0 line ``A) <text>``, or several numbered ones ``A1)``,
+``A2)`` (ways to do it, causes of a problem; two entries repeat a plain ``A)``) with their
+unlabelled lines, up to a blank line and the next ``Q)``. The entries are not numbered."""
+VSFTPD_TEXTS = (
+    "README",
+    "README.Debian",
+    "README.security",
+    "README.ssl",
+    "AUDIT",
+    "BENCHMARKS",
+    "BUGS",
+    "REWARD",
+    "SIZE",
+    "SPEED",
+    "TODO",
+    "TUNING",
+    "SECURITY/DESIGN.gz",
+    "SECURITY/IMPLEMENTATION",
+    "SECURITY/OVERVIEW",
+    "SECURITY/TRUST.gz",
+)
+"""The folder's notes beside the FAQ (the READMEs, Debian's and the SSL notes, the tuning,
+speed, size and benchmark notes, the bugs and to-do lists, the audit and reward notes, the
+four security design notes): in, as text. Left out: ``NEWS.Debian``, the changelogs and
+the copyright."""
+VSFTPD_EXAMPLES = "examples"
+"""The example set-ups (``INTERNET_SITE``, ``VIRTUAL_USERS``, ``PER_IP_CONFIG``, ...): each
+folder's README and configuration files, in as ``examples/<folder>/<name>``; the folder's own
+README as ``examples/README``."""
+VSFTPD_MAN = ("usr/share/man/man5/vsftpd.conf.5.gz", "usr/share/man/man8/vsftpd.8.gz")
+"""The package's two man pages (the configuration file, every setting the answers name; the
+daemon): in under ``man/``."""
+VSFTPD_MAX_PAGE_CHARS = 150_000
+"""A note or man page over this stays out and is named (the value the other sets use, not
+chosen for this set)."""
+_VSFTPD_QUESTION = re.compile(r"^Q\)\s*(\S.*)$")
+_VSFTPD_ANSWER = re.compile(r"^A\d*\)\s*")
+
+
+def split_vsftpd_faq(text: str) -> tuple[str, list[tuple[str, str, str]]]:
+    """vsftpd's ``FAQ`` (plain text, ``Q)`` / ``A)`` entries) -> (the FAQ as one plain-text
+    page without its questions, [(slug, question, answer)]), in one pass over the lines.
+
+    A question is a column-0 line ``Q) <text>`` and the non-blank lines after it up to the
+    first line that opens with an answer label (``A)``, ``A1)``, ``A2)`` ...) or a blank
+    line (a question wrapped over several lines at column 0); all of it leaves the page,
+    spaces folded. The answer is the text after it up to the next ``Q)`` line, each label
+    at a line's start dropped (its text kept; a labelled part after the first starts a
+    paragraph of its own). The title and the text before the first question stay in the
+    page, in no answer. Ids are the questions' slugs (:func:`_slug`: the entries are not
+    numbered), a repeat ``-2``. A question with no text under it asks nothing. Each line
+    is read once: linear."""
+    page: list[str] = []
+    qa: list[tuple[str, str, str]] = []
+    seen: dict[str, int] = {}
+    asking: list[str] | None = None  # the open question's lines while they are read
+    question: str | None = None  # the question whose answer is read
+    answer: list[str] = []
+
+    def close() -> None:
+        """End the open entry: its question asked when it has text under it, the text
+        kept in the page either way."""
+        nonlocal asking, question
+        if asking is not None:
+            question, asking = _norm(" ".join(asking)), None
+        body = re.sub(r"\n{3,}", "\n\n", "\n".join(answer)).strip()
+        if question and body:
+            qa.append((_repeat_id(seen, _slug(question) or "question"), question, body))
+        page.extend(["", body, ""])
+        question = None
+        answer.clear()
+
+    for line in text.split("\n"):
+        line = line.rstrip()
+        q = _VSFTPD_QUESTION.match(line)
+        if q:
+            close()
+            asking = [q.group(1)]
+            continue
+        label = _VSFTPD_ANSWER.match(line)
+        if asking is not None:
+            if line and not label:
+                asking.append(line)  # the question wrapped at column 0
+                continue
+            question, asking = _norm(" ".join(asking)), None
+        if question is None:
+            page.append(line)  # the title, before any question
+            continue
+        if label:
+            if any(a.strip() for a in answer):
+                answer.append("")  # a labelled part after the first: its own paragraph
+            line = line[label.end() :]
+        answer.append(line)
+    close()
+    return _joined_parts(["\n".join(page)]), qa
+
+
+def vsftpd_faq_set() -> NaturalSet:
+    """vsftpd's FAQ (Debian ``vsftpd``, ``/usr/share/doc/vsftpd/FAQ.gz``: ~45 ``Q)``/``A)``
+    entries, "Q) Can I restrict users to their home directories?", most reported as a
+    problem: "Q) Help! Local users cannot log in.") as one plain-text page ``FAQ`` with
+    every question deleted (:func:`split_vsftpd_faq`), beside the folder's notes
+    (:data:`VSFTPD_TEXTS`), the example set-ups (:data:`VSFTPD_EXAMPLES`) and the two man
+    pages (:data:`VSFTPD_MAN`), each up to :data:`VSFTPD_MAX_PAGE_CHARS`. Ids are the
+    questions' slugs (``vsftpd-faq:help-local-users-cannot-log-in``). Entries whose answer
+    is under :data:`MIN_ANSWER_WORDS` words are left out and named. Built in stop 62 and
+    measured once, with no change to the retriever: an untuned check (helper heldout54)."""
+    root, doc, faq_path = _packaged_doc(VSFTPD_PACKAGE, VSFTPD_DOC, VSFTPD_FAQ)
+    text, qa = split_vsftpd_faq(_doc_text(faq_path, "utf-8"))
+    files = {"FAQ": text}
+    asked = _faq_questions("vsftpd-faq", qa, "FAQ")
+    kept = _add_notes(files, doc, VSFTPD_TEXTS)
+    examples = doc / VSFTPD_EXAMPLES
+    if examples.is_dir():
+        kept += _add_folder(files, doc, VSFTPD_EXAMPLES)
+        for folder in sorted(p.name for p in examples.iterdir() if p.is_dir()):
+            kept += _add_folder(files, doc, f"{VSFTPD_EXAMPLES}/{folder}")
+    kept += [f"man/{m}.md" for m in _add_man_pages(files, root, VSFTPD_MAN)]
+    too_long = [rel for rel in kept if len(files[rel]) > VSFTPD_MAX_PAGE_CHARS]
+    for rel in too_long:
+        del files[rel]
+    kept = [rel for rel in kept if rel not in too_long]
+    return _judged_package_set(
+        "vsftpd-faq",
+        root,
+        files,
+        asked,
+        lambda version, unjudged: (
+            f"vsftpd FAQ from {VSFTPD_PACKAGE} {version} (FAQ.gz, plain text, one page; its "
+            f"{len(qa)} Q) questions, wrapped lines included, deleted, A) labels dropped) + "
+            f"the package's notes, example set-ups and man pages ({len(kept)} files; left "
+            f"out, over {VSFTPD_MAX_PAGE_CHARS} chars: {', '.join(too_long) or 'none'}); "
+            "NEWS.Debian, changelogs and copyright out; answer = the text under a question up "
+            f"to the next Q); left out, answer under {MIN_ANSWER_WORDS} words: "
+            f"{' | '.join(unjudged) or 'none'}"
+        ),
+    )
+
+
 BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "django-faq": lambda emb: django_faq_set(),
     "gitfaq": lambda emb: gitfaq_set(),
@@ -8981,6 +9267,8 @@ BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "avr-libc-faq": lambda emb: avr_libc_faq_set(),
     "libxml2-faq": lambda emb: libxml2_faq_set(),
     "openvswitch-faq": lambda emb: openvswitch_faq_set(),
+    "exiftool-faq": lambda emb: exiftool_faq_set(),
+    "vsftpd-faq": lambda emb: vsftpd_faq_set(),
     "cranfield": cranfield_set,
     "pytest-derived": lambda emb: pytest_derived_set(),
 }
