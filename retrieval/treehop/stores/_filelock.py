@@ -386,14 +386,15 @@ class WaitLine:
     async def take(
         self,
         lock: threading.Lock,
-        give_up: float | None,
+        give_up: float | Callable[[], float] | None,
         busy: Any,
         pauses: tuple[float, float] = (0.0005, 0.05),
     ) -> None:
         """Take ``lock`` in turn, polling with ``asyncio.sleep`` (the event loop runs on;
-        a cancelled wait holds nothing); past ``give_up`` (``time.monotonic()``; ``None``:
-        no deadline) raise ``busy()``. The first in line tries every 5 ms at most, so the
-        lock is handed on within that rather than within the others' longest pause."""
+        a cancelled wait holds nothing); past ``give_up`` (``time.monotonic()``, or a
+        function giving it at each try, for a deadline that moves; ``None``: no deadline)
+        raise ``busy()``. The first in line tries every 5 ms at most, so the lock is handed
+        on within that rather than within the others' longest pause."""
         ticket = _Ticket(time.monotonic())
         with self._guard:
             self._queue.append(ticket)
@@ -408,7 +409,8 @@ class WaitLine:
                 if first and lock.acquire(blocking=False):
                     taken = True
                     return
-                if give_up is not None and now >= give_up:
+                limit = give_up() if callable(give_up) else give_up
+                if limit is not None and now >= limit:
                     raise busy()
                 await self._nap(ticket, min(pause, 0.005) if first else pause)
                 pause = min(2 * pause, longest)
