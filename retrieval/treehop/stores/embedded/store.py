@@ -146,6 +146,9 @@ class EmbeddedStore(_SearchPaths, _Writes, _AnnWorker, _LexicalSync, _Generation
         self._verifier: threading.Thread | None = None
         self.ann_min_rows = ann_min_rows
         self._wlock = threading.RLock()
+        self._released = False
+        """Set by :meth:`close`: the mapped generation was let go; the next use maps it
+        again (:attr:`_snap`)."""
         self._flock: WriterLock | None = None
         self._use_lexical = lexical
         self._lex: LexicalIndex | None = LexicalIndex() if lexical else None
@@ -226,7 +229,10 @@ class EmbeddedStore(_SearchPaths, _Writes, _AnnWorker, _LexicalSync, _Generation
 
     @property
     def _snap(self) -> _Snap:
-        """The current snapshot; raises once a background verification found damage."""
+        """The current snapshot; raises once a background verification found damage. After
+        :meth:`close` the generation is mapped again here, at the first use."""
+        if self._released:
+            self._reopen()
         if self._corrupt is not None:
             raise self._corrupt
         return self._snap_v
@@ -234,6 +240,42 @@ class EmbeddedStore(_SearchPaths, _Writes, _AnnWorker, _LexicalSync, _Generation
     @_snap.setter
     def _snap(self, value: _Snap) -> None:
         self._snap_v = value
+        self._released = False
+
+    def _reopen(self) -> None:
+        """Map the committed generation again after :meth:`close` let it go (the newest on
+        disk: another process may have committed meanwhile)."""
+        with self._wlock:
+            if self._released:
+                self._open_path(clean=False)
+                self._released = False  # (no generation on disk any more: empty, as opened)
+
+    def _release_files(self) -> None:
+        """Let go of the mapped generation (the column files' maps and ``pread``
+        descriptors, the graph, the BM25 index) once everything is saved; called by
+        :meth:`close` under the write lock.
+
+        Why (helper leftovers62): a closed client kept ``nodes.bin``, ``uris.bin`` and
+        ``vectors.bin`` open (four descriptors, the maps) until a garbage collection, since
+        the client, its store and the retriever refer to one another: a program opening and
+        closing clients of many indexes ran towards the descriptor limit at the collector's
+        pace. Dropping the store's references frees them by reference counting, at once; a
+        call still running in another thread keeps the snapshot it holds until it returns
+        (no descriptor is closed under it). Nothing is lost: the store is saved, and a
+        store shared with other clients maps the generation again at their next call."""
+        if self.path is None or self._dirty or self._committed is None:
+            return
+        self._ann_stop()
+        self._ann = None
+        self._lex = None
+        self._lex_pre = None
+        self._snap_v = _empty_snap(int(self._dim or 0))
+        self._committed_snap = None
+        self._mem_undo = None
+        self._node_cache.clear()
+        self._md_cache.clear()
+        self._current_seen = None
+        self._released = True
 
     def wait_verified(self) -> None:
         """With ``verify="background"``: wait for the checksums of the large files and raise
@@ -736,6 +778,7 @@ class EmbeddedStore(_SearchPaths, _Writes, _AnnWorker, _LexicalSync, _Generation
         with self._wlock:
             try:
                 self.save()
+                self._release_files()
             finally:
                 if self._flock is not None:
                     self._flock.release()
