@@ -680,7 +680,7 @@ class EmbeddedStore(_SearchPaths, _Writes, _AnnWorker, _LexicalSync, _Generation
         bucket = int.from_bytes(digest[:8], "big") % self.KEY_LOCK_BUCKETS
         return self._lock_file(f"key-{bucket:x}")
 
-    def _lock_file(self, name: str) -> WriterLock:
+    def _lock_file(self, name: str, anchor: Path | None = None) -> WriterLock:
         """A lock on ``locks/<name>``. The folder is made when the lock's open finds it
         missing (deleted between writes: made again), not before every open (a ``mkdir``
         that fails with ``EEXIST``: 14 us of a 48 us write-lock hold; helper perf61)."""
@@ -688,7 +688,7 @@ class EmbeddedStore(_SearchPaths, _Writes, _AnnWorker, _LexicalSync, _Generation
         if path is None:  # (a Path made once per name: 256 key buckets at most, a few others)
             assert self.path is not None
             path = self._lock_paths[name] = self.path / "locks" / name
-        return WriterLock(path, self._lock_folder)
+        return WriterLock(path, self._lock_folder, anchor)
 
     def _lock_folder(self) -> Path:
         """``locks/`` of this on-disk index, made on first use (the key and named locks'
@@ -717,7 +717,8 @@ class EmbeddedStore(_SearchPaths, _Writes, _AnnWorker, _LexicalSync, _Generation
         wait for a whole ingest."""
         if self.path is None:
             return None
-        return self._lock_file("writes")
+        # (the index folder locked too: see WriterLock's ``anchor``)
+        return self._lock_file("writes", anchor=self.path)
 
     def named_lock(self, name: str) -> WriterLock | None:
         """An inter-process lock of its own for one of this index's shared records
