@@ -15,6 +15,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .. import uri as urimod
+from .._fdread import read_to_end
 from ..errors import IngestError, InputTooLargeError
 from ..validation import is_blank, unneeded_format_at
 from .markup import html_to_markdown, looks_like_rst
@@ -414,18 +415,9 @@ def _read_bytes(
     else:
         fd = os.open(path, _READ_FLAGS | _NO_FOLLOW)
     try:
-        parts: list[bytes] = []
-        left = limit
-        while left is None or left > 0:
-            chunk = os.read(fd, _READ_CHUNK if left is None else min(_READ_CHUNK, left))
-            if not chunk:
-                break
-            parts.append(chunk)
-            if left is not None:
-                left -= len(chunk)
+        return read_to_end(fd, limit, _READ_CHUNK)
     finally:
         os.close(fd)
-    return parts[0] if len(parts) == 1 else b"".join(parts)
 
 
 def read_file(

@@ -254,14 +254,18 @@ def _target_of(
     path_key: str | None,
     base_uri: str,
     relative: str | None = None,
+    chunk: int | None = None,
 ) -> str:
     """The resolved URI of one record; pops ``uri_key`` from ``meta`` when it decides.
 
-    ``relative``: the record's source made relative (:func:`relative_sources`)."""
+    ``relative``: the record's source made relative (:func:`relative_sources`). ``chunk``:
+    the record is a retrieved chunk (:func:`retrieved_chunk`): placed at its document."""
     if uri_key and meta.get(uri_key) is not None:
         raw = meta.pop(uri_key)
         if not isinstance(raw, str):
             raise InvalidURIError(f"{where}: metadata[{uri_key!r}] must be a string URI")
+        if chunk is not None:
+            raw = raw.partition(urimod.CHUNK_MARK)[0]
         if not raw.startswith(urimod.SCHEME):
             raise InvalidURIError(
                 f"{where}: metadata[{uri_key!r}]={raw!r} is not a viking:// URI "
@@ -298,8 +302,21 @@ def _target_of(
     if urimod.parent_of(target) is None:
         raise InvalidURIError(f"{where}: {target} is a root; give a path below it")
     if urimod.CHUNK_MARK in target:
-        raise InvalidURIError(f"{where}: cannot place a document at a chunk URI ({target})")
-    check_outside_conversations(client, target, where, InvalidURIError)
+        raise InvalidURIError(
+            f"{where}: cannot place a document at a chunk URI ({target}): name its document "
+            "(the part before '#'); a chunk retrieved from a treehop index, whose metadata "
+            "keeps the retriever's chunk_index, is placed there by itself"
+        )
+    try:
+        check_outside_conversations(client, target, where, InvalidURIError)
+    except InvalidURIError as exc:
+        if meta.get("kind") != "turn":
+            raise
+        raise InvalidURIError(
+            f"{exc}: this document is a conversation turn retrieved from a treehop index; "
+            "copy the conversation with add_messages, or leave the turn out (or drop its "
+            f"metadata[{uri_key!r}] to store it as a document under base_uri)"
+        ) from None
     try:  # (every placement, a passage-mode file too: its write never reaches _target_for)
         return urimod.check_new(target)
     except InvalidURIError as exc:
@@ -310,6 +327,30 @@ DEFAULT_BASE_URI = "viking://resources"
 """``add_records``' default ``base_uri``. With it a record's ``uri`` metadata may name any
 place (documented: ``viking://~/memories/style`` is a memory); a call naming another base
 keeps every record at or below it (:func:`_target_of`)."""
+
+
+def retrieved_chunk(meta: Mapping[str, Any], uri_key: str | None) -> int | None:
+    """The chunk number of a record that is a chunk retrieved from a treehop index (its
+    ``uri_key`` names ``<document>#chunk-N`` and its ``chunk_index``, a key every retrieved
+    ``Document`` / node carries, is that ``N``), else ``None``.
+
+    Why (helper leftovers62): ``add_documents(other, retriever.invoke(q))``, the copy of
+    results into another store a LangChain user writes, refused the whole batch as soon as
+    one result was a chunk ("cannot place a document at a chunk URI"): a retrieved
+    document's ``uri`` is read as its place, and a chunk's names no place a document can
+    take. Such a record is placed at its document; the chunks of one document copied
+    together become that document's chunks in their order (``N``, as a chunk's offset),
+    one alone the document's text. Both keys are asked for, so a caller's own
+    ``{"uri": "...#chunk-1"}`` without the retriever's ``chunk_index`` is still refused."""
+    if not uri_key:
+        return None
+    raw, index = meta.get(uri_key), meta.get("chunk_index")
+    if not isinstance(raw, str) or not isinstance(index, int) or isinstance(index, bool):
+        return None
+    _, mark, number = raw.partition(urimod.CHUNK_MARK)
+    if not mark or not number.isascii() or not number.isdigit() or len(number) > 6:
+        return None
+    return index if int(number) == index else None
 
 
 def _check_outside_documents(client: AsyncTreehop, plan: Sequence[Placement]) -> None:
@@ -409,6 +450,7 @@ def plan_records(
         if is_blank(rec.text):
             raise IngestError(f"{where}: the text is empty (no visible character)")
         meta = dict(rec.metadata)
+        chunk = retrieved_chunk(meta, uri_key)
         target = _target_of(
             aclient,
             rec,
@@ -419,6 +461,7 @@ def plan_records(
             path_key=path_key,
             base_uri=base_uri,
             relative=relative.get(i),
+            chunk=chunk,
         )
         doc_tags = list(common_tags)
         if tags_key and tags_key in meta:
@@ -429,8 +472,9 @@ def plan_records(
             raise IngestError(f"{where}: metadata keys {sorted(reserved)} are reserved")
         rel = relative.get(i)  # (set exactly for the records their path_key places)
         source_path = "/".join(_path_parts(rel)) if rel is not None else None
+        offset = rec.offset if rec.offset is not None or chunk is None else float(chunk)
         planned.append(
-            Placement(i, target, rec.text, doc_tags, meta, rec.id, rec.offset, False, source_path)
+            Placement(i, target, rec.text, doc_tags, meta, rec.id, offset, False, source_path)
         )
     plan = _dedupe(planned, on_duplicate)
     _check_memory_targets(aclient, plan)

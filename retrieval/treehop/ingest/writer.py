@@ -48,7 +48,13 @@ from ..errors import (
     TreehopError,
 )
 from ..models import ContextType, Level, Node
-from ..stores._filelock import WaitLine, aholding_store, store_writers_waiting
+from ..stores._filelock import (
+    STORE_WRITES_TIMEOUT,
+    WaitLine,
+    aholding_store,
+    lock_timeout_of,
+    store_writers_waiting,
+)
 from ..stores.base import IncrementalStore, VectorStore
 from ..tagging import Tagger, assign_tags
 from ..tagging.ingest import IngestTagger, LabelCounts
@@ -418,10 +424,6 @@ def _drop_unsaved(store: VectorStore) -> None:
             store.save()  # (nothing left to commit: gives ``LOCK`` back)
 
 
-def _never_busy() -> BaseException:  # pragma: no cover - a take without a deadline
-    return IndexLockedError("this client's write lock was not released")
-
-
 class WriteLock:
     """A client's write lock (``async with``): this client's writes one at a time, then the
     store's write lock, shared with every other client of the store in this process and,
@@ -444,12 +446,32 @@ class WriteLock:
     ``aadd_texts``, ``aadd_documents``) writes on the caller's loop; an ``asyncio.Lock``
     belongs to one loop, so two such writes at once raised a raw "RuntimeError: <Lock> is
     bound to a different event loop", and a waiter of the one loop, woken from the other,
-    hung for good."""
+    hung for good.
+
+    The wait for the client's own lock ends with :class:`~treehop.errors.IndexLockedError`
+    once the store's ``lock_timeout`` (:data:`~treehop.stores._filelock.STORE_WRITES_TIMEOUT`
+    for a store without one) has passed with no progress of the write holding it: progress
+    is the lock handed on (:meth:`moved`; each hand-over restarts every waiter's deadline)
+    or the holder committing a batch of a directory ingest. Why (helper leftovers62): a
+    callback of a write (its embedder, summarizer or tagger) that starts a plain
+    ``threading.Thread`` writing through the same client and joins it deadlocked for good:
+    the new thread copies no context, so its write cannot be told from an independent
+    writer's (the in-context check below cannot see it), and it waited for the lock the
+    joining callback held. Why ``IndexLockedError``: it is what a write gets from another
+    client's or process's hold past ``lock_timeout``, the same wait for the same lock, so
+    a caller handles one error; the message names the callback case. Why a deadline that
+    restarts rather than one from the start of the wait: writes of one client queued from
+    many threads (longer in all than ``lock_timeout``, each shorter) kept running in turn,
+    as before; only a write waiting through ``lock_timeout`` of one stalled hold fails,
+    which is what another client's write already did."""
 
     def __init__(self, store: VectorStore) -> None:
         self.store = store
         self._mine = threading.Lock()
         self._line = WaitLine()
+        self._moved_at = time.monotonic()
+        """When the hold last made progress (:meth:`moved`): a waiter's deadline counts
+        from the later of this and the start of its wait."""
         self._held: AbstractAsyncContextManager[None] | None = None
         self._hold: object | None = None
         """A token of the hold now taken (``None``: none), what :data:`_HELD_WRITES` of the
@@ -475,8 +497,22 @@ class WriteLock:
                 "embedder, summarizer or tagger?): it would wait for itself; write after "
                 "the outer call returns, or through another client"
             )
-        # (no deadline: the client's writes queue in order, as they did on an asyncio.Lock)
-        await self._line.take(self._mine, None, _never_busy)
+        wait = lock_timeout_of(getattr(self.store, "lock_timeout", STORE_WRITES_TIMEOUT))
+        start = time.monotonic()
+
+        def give_up() -> float:
+            return max(start, self._moved_at) + wait
+
+        def busy() -> BaseException:
+            return IndexLockedError(
+                f"this client's write in progress made no progress for {wait:g} s while this "
+                "write waited for it (see EmbeddedStore(lock_timeout=...)); a write made from "
+                "a thread started inside a callback (embedder, summarizer, tagger) of that "
+                "write waits for the write that waits for it: write after that call returns"
+            )
+
+        await self._line.take(self._mine, give_up, busy)
+        self.moved()
         try:
             held = aholding_store(self.store)
             await held.__aenter__()
@@ -507,6 +543,7 @@ class WriteLock:
         saved (nothing of its write is uncommitted) and calls :meth:`take_back` before it
         reads or writes the store again."""
         held, self._held = self._held, None
+        self.moved()
         if held is not None:
             await held.__aexit__(None, None, None)
 
@@ -518,6 +555,12 @@ class WriteLock:
         held = aholding_store(self.store)
         await held.__aenter__()
         self._held = held
+        self.moved()
+
+    def moved(self) -> None:
+        """Note progress of the hold (taken, a batch committed): the deadline of this
+        client's writes waiting for it counts from now (see the class)."""
+        self._moved_at = time.monotonic()
 
 
 class TreeWriter:
@@ -963,6 +1006,7 @@ class TreeWriter:
                 await self.io(self.store.upsert, buf_nodes, np.vstack(buf_vecs))
                 if not last:  # (the end of the write saves and writes the whole manifest)
                     await self.io(self.store.save)
+                    self.lock.moved()  # (a batch committed: this client's waiters wait on)
                     await checkpoint(set(done))
                     if gaps is not None:
                         await gaps.leave(buf_nodes)

@@ -14,6 +14,7 @@ import asyncio
 import collections
 import contextlib
 import contextvars
+import errno
 import functools
 import math
 import numbers
@@ -56,16 +57,48 @@ else:
         fcntl.flock(fd, fcntl.LOCK_UN)
 
 
-class WriterLock:
-    """An exclusive, non-reentrant lock on one file, held until :meth:`release`."""
+_BY_DIR_FD = os.open in os.supports_dir_fd and hasattr(os, "O_NOFOLLOW")
+_FOLDER_FLAGS = (
+    os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0) | os.O_CLOEXEC
+    if hasattr(os, "O_CLOEXEC")
+    else os.O_RDONLY
+)
 
-    def __init__(self, path: Path, make_folder: Callable[[], object] | None = None) -> None:
+
+class WriterLock:
+    """An exclusive, non-reentrant lock on one file, held until :meth:`release`.
+
+    A lock made with ``make_folder`` (an index's ``locks/<name>``) opens its folder and its
+    file without following a symbolic link at either: a ``locks/`` (or a lock file) that is
+    a link is a :class:`StoreError`. Why (helper leftovers62): ``locks/`` made a link to
+    another folder put every lock file of the index (``writes``, ``writes-turn``, the key
+    locks) outside it, in a folder the link's author chose, and a lock file made a link to
+    a missing file created that file wherever it pointed. The index folder itself may be a
+    link (a path the user chose); only what lies inside it is not followed.
+
+    ``anchor``: a folder that is also ``flock``-ed while the lock is held (the index folder,
+    for its ``locks/writes``). Why (helper leftovers62): a lock on a path cannot see its file
+    replaced. ``locks/`` deleted while one process held ``locks/writes`` (its ``flock`` now
+    on a file no path names) let a second process make ``locks/`` again, lock a new
+    ``writes`` and write beside the first. Deleting ``locks/`` does not replace the index
+    folder, so the second waits for the first's hold on it. The file's lock stays (taken
+    first) so that a process of an earlier treehop, which locks the file alone, still
+    excludes and is excluded."""
+
+    def __init__(
+        self,
+        path: Path,
+        make_folder: Callable[[], object] | None = None,
+        anchor: Path | None = None,
+    ) -> None:
         self.path = path
         self._fd: int | None = None
         self._make_folder = make_folder
         """Makes the lock file's folder (or raises :class:`StoreError`), called only when
         the open finds it missing: an index's ``locks/`` is made again if deleted, without a
         ``mkdir`` before every open (helper perf61: 14 us of a 48 us write-lock hold)."""
+        self._anchor = anchor if sys.platform != "win32" else None
+        self._anchor_fd: int | None = None
 
     def _took(self, fd: int) -> None:
         self._fd = fd
@@ -78,6 +111,8 @@ class WriterLock:
 
     def _open(self) -> int:
         try:
+            if self._make_folder is not None and _BY_DIR_FD:
+                return self._open_inside()
             try:
                 return os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
             except (FileNotFoundError, NotADirectoryError):
@@ -90,12 +125,64 @@ class WriterLock:
                 f"cannot open the index lock file {self.path}: {exc.strerror or exc}"
             ) from exc
 
+    def _open_inside(self) -> int:
+        """Open the lock file through its folder's descriptor, following no link at either
+        (see the class); a missing folder is made (``make_folder``)."""
+        assert self._make_folder is not None
+        folder = self.path.parent
+        try:
+            dfd = os.open(folder, _FOLDER_FLAGS)
+        except OSError as exc:
+            # (a link opened with O_NOFOLLOW | O_DIRECTORY: ELOOP or ENOTDIR, by system)
+            if exc.errno == errno.ELOOP or os.path.islink(folder):
+                raise _linked(folder, "folder") from None
+            if not isinstance(exc, (FileNotFoundError, NotADirectoryError)):
+                raise
+            self._make_folder()
+            dfd = os.open(folder, _FOLDER_FLAGS)
+        try:
+            return os.open(
+                self.path.name, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644, dir_fd=dfd
+            )
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                raise _linked(self.path, "file") from None
+            raise
+        finally:
+            os.close(dfd)
+
+    def _lock(self, fd: int) -> bool:
+        """``flock`` the opened ``fd`` and then the anchor (if any), without waiting; on
+        ``False`` nothing is held (``fd`` stays open)."""
+        if not _try_lock(fd):
+            return False
+        if self._anchor is None:
+            return True
+        try:
+            afd = os.open(self._anchor, _FOLDER_FLAGS & ~getattr(os, "O_NOFOLLOW", 0))
+        except OSError as exc:
+            _unlock(fd)
+            raise StoreError(
+                f"cannot open the index folder {self._anchor} to lock it: {exc.strerror or exc}"
+            ) from exc
+        if _try_lock(afd):
+            self._anchor_fd = afd
+            return True
+        os.close(afd)
+        _unlock(fd)
+        return False
+
     def try_acquire(self) -> bool:
         """Take the lock if it is free right now."""
         if self._fd is not None:
             return True
         fd = self._open()
-        if _try_lock(fd):
+        try:
+            got = self._lock(fd)
+        except BaseException:
+            os.close(fd)
+            raise
+        if got:
             self._took(fd)
             return True
         os.close(fd)
@@ -108,16 +195,19 @@ class WriterLock:
         fd = self._open()
         deadline = time.monotonic() + max(0.0, timeout)
         delay = 0.002
-        while not _try_lock(fd):
-            left = deadline - time.monotonic()
-            if left <= 0:
-                os.close(fd)
-                raise IndexLockedError(
-                    f"{self.path.parent} is locked by another writer "
-                    f"(waited {timeout:g} s; see EmbeddedStore(lock_timeout=...))"
-                )
-            time.sleep(min(delay, left))
-            delay = min(delay * 2, 0.05)
+        try:
+            while not self._lock(fd):
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise IndexLockedError(
+                        f"{self.path.parent} is locked by another writer "
+                        f"(waited {timeout:g} s; see EmbeddedStore(lock_timeout=...))"
+                    )
+                time.sleep(min(delay, left))
+                delay = min(delay * 2, 0.05)
+        except BaseException:
+            os.close(fd)
+            raise
         self._took(fd)
 
     def beside(self, name: str) -> WriterLock:
@@ -130,10 +220,26 @@ class WriterLock:
             return
         with _held_files_guard:
             _held_files.discard(self)
+        afd, self._anchor_fd = self._anchor_fd, None
         try:
-            _unlock(fd)
+            if afd is not None:
+                try:
+                    _unlock(afd)
+                finally:
+                    os.close(afd)
         finally:
-            os.close(fd)
+            try:
+                _unlock(fd)
+            finally:
+                os.close(fd)
+
+
+def _linked(path: Path, what: str) -> StoreError:
+    return StoreError(
+        f"the index's lock {what} {path} is a symbolic link: refused (its lock files would "
+        "be made where the link points, outside the index); remove the link, and the next "
+        "write makes the folder again"
+    )
 
 
 @functools.lru_cache(maxsize=64)
@@ -386,14 +492,15 @@ class WaitLine:
     async def take(
         self,
         lock: threading.Lock,
-        give_up: float | None,
+        give_up: float | Callable[[], float] | None,
         busy: Any,
         pauses: tuple[float, float] = (0.0005, 0.05),
     ) -> None:
         """Take ``lock`` in turn, polling with ``asyncio.sleep`` (the event loop runs on;
-        a cancelled wait holds nothing); past ``give_up`` (``time.monotonic()``; ``None``:
-        no deadline) raise ``busy()``. The first in line tries every 5 ms at most, so the
-        lock is handed on within that rather than within the others' longest pause."""
+        a cancelled wait holds nothing); past ``give_up`` (``time.monotonic()``, or a
+        function giving it at each try, for a deadline that moves; ``None``: no deadline)
+        raise ``busy()``. The first in line tries every 5 ms at most, so the lock is handed
+        on within that rather than within the others' longest pause."""
         ticket = _Ticket(time.monotonic())
         with self._guard:
             self._queue.append(ticket)
@@ -408,7 +515,8 @@ class WaitLine:
                 if first and lock.acquire(blocking=False):
                     taken = True
                     return
-                if give_up is not None and now >= give_up:
+                limit = give_up() if callable(give_up) else give_up
+                if limit is not None and now >= limit:
                     raise busy()
                 await self._nap(ticket, min(pause, 0.005) if first else pause)
                 pause = min(2 * pause, longest)
@@ -733,9 +841,11 @@ def _forget_locks_in_forked_child() -> None:
     global _held_files_guard, _gates_guard, _key_locks_guard
     for lock in list(_held_files):
         fd, lock._fd = lock._fd, None
-        if fd is not None:
-            with contextlib.suppress(OSError):
-                os.close(fd)
+        afd, lock._anchor_fd = lock._anchor_fd, None
+        for one in (fd, afd):
+            if one is not None:
+                with contextlib.suppress(OSError):
+                    os.close(one)
     _held_files.clear()
     _held_files_guard = threading.Lock()
     _gates.clear()

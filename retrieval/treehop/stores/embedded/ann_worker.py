@@ -104,7 +104,7 @@ class _AnnWorker(_StoreAttributes):
     def _ann_wants(self, lag: int) -> bool:
         """Whether a worker has rows to add: the graph lags the rows by ``lag`` or more (or
         does not exist yet on an index past ``ann_min_rows``)."""
-        s = self._snap_v
+        s = self._snap if self._released else self._snap_v  # (after close: mapped again)
         if self.ann_min_rows is None or s.live < self.ann_min_rows or not s.dim:
             return False
         ann = self._ann

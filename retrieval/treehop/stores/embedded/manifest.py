@@ -21,6 +21,7 @@ from typing import Any, Literal
 import numpy as np
 import numpy.typing as npt
 
+from ..._fdread import read_to_end
 from ...errors import (
     IndexCorruptError,
     IndexRecoveryError,
@@ -429,19 +430,12 @@ def _read_regular(f: Path, limit: int) -> bytes:
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise OSError(f"{f.name} is not a regular file")
-        parts: list[bytes] = []
-        left = limit + 1
-        while left > 0:
-            chunk = os.read(fd, min(left, 1 << 20))
-            if not chunk:
-                break
-            parts.append(chunk)
-            left -= len(chunk)
+        data = read_to_end(fd, limit + 1, 1 << 20)
     finally:
         os.close(fd)
-    if left <= 0:
+    if len(data) > limit:
         raise OSError(f"{f.name} is larger than {limit} bytes")
-    return b"".join(parts)
+    return data
 
 
 def _read_current(path: Path) -> tuple[str, int, int] | None:
