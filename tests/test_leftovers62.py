@@ -194,6 +194,57 @@ def test_writes_queued_behind_each_other_longer_than_lock_timeout_all_run(
     th.close()
 
 
+class _SlowBatches(BagOfWordsEmbedder):
+    """Takes ``work`` seconds over each batch of more than one text (a long document's
+    chunks: the write's own work, not a synchronisation)."""
+
+    def __init__(self, work: float) -> None:
+        super().__init__()
+        self.work = work
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        if len(texts) > 1:
+            time.sleep(self.work)
+        return super().embed(texts)
+
+
+def test_a_write_queued_behind_one_long_write_of_many_embedded_batches_runs(
+    tmp_path: Path,
+) -> None:
+    """One write embedding batch after batch for longer in all than ``lock_timeout`` (each
+    batch shorter) is progress: a write of the same client queued behind it waits and runs,
+    as before the deadline (lead, stop 62); only a hold stuck for ``lock_timeout`` fails."""
+    store = EmbeddedStore(tmp_path / "idx", lock_timeout=1.0)
+    th = Treehop(store=store, embedder=_SlowBatches(0.4), tagger=None)
+    lock = th.aio.writer.lock
+    long_text = "\n\n".join(f"Paragraph {i} " + "word " * 180 for i in range(330))
+    results: list[Any] = [None, None]
+
+    def write(i: int, text: str) -> None:
+        try:
+            results[i] = th.add_resource(text, target_uri=f"viking://resources/{i}.md")
+        except BaseException as exc:
+            results[i] = exc
+
+    first = threading.Thread(target=write, args=(0, long_text), daemon=True)
+    first.start()
+    deadline = time.monotonic() + BOUND
+    while not lock.locked():
+        assert time.monotonic() < deadline
+        time.sleep(0.001)
+    second = threading.Thread(target=write, args=(1, "A short note"), daemon=True)
+    second.start()
+    for t in (first, second):
+        t.join(BOUND)
+        assert not t.is_alive()
+    assert all(not isinstance(r, BaseException) for r in results), results
+    assert {e.uri for e in th.ls("viking://resources")} == {
+        "viking://resources/0.md",
+        "viking://resources/1.md",
+    }
+    th.close()
+
+
 # -- 2. a closed client's column files ----------------------------------------------------
 
 

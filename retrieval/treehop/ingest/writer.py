@@ -451,19 +451,21 @@ class WriteLock:
     The wait for the client's own lock ends with :class:`~treehop.errors.IndexLockedError`
     once the store's ``lock_timeout`` (:data:`~treehop.stores._filelock.STORE_WRITES_TIMEOUT`
     for a store without one) has passed with no progress of the write holding it: progress
-    is the lock handed on (:meth:`moved`; each hand-over restarts every waiter's deadline)
-    or the holder committing a batch of a directory ingest. Why (helper leftovers62): a
-    callback of a write (its embedder, summarizer or tagger) that starts a plain
-    ``threading.Thread`` writing through the same client and joins it deadlocked for good:
-    the new thread copies no context, so its write cannot be told from an independent
-    writer's (the in-context check below cannot see it), and it waited for the lock the
-    joining callback held. Why ``IndexLockedError``: it is what a write gets from another
-    client's or process's hold past ``lock_timeout``, the same wait for the same lock, so
-    a caller handles one error; the message names the callback case. Why a deadline that
-    restarts rather than one from the start of the wait: writes of one client queued from
-    many threads (longer in all than ``lock_timeout``, each shorter) kept running in turn,
-    as before; only a write waiting through ``lock_timeout`` of one stalled hold fails,
-    which is what another client's write already did."""
+    is the lock handed on (:meth:`moved`; each hand-over restarts every waiter's deadline),
+    the holder committing a batch of a directory ingest, or a batch of
+    :data:`EMBED_BATCH` texts embedded (so a long ingest of one client does not fail that
+    client's other writes queued behind it: only a hold stuck for ``lock_timeout`` does).
+    Why (helper leftovers62): a callback of a write (its embedder, summarizer or tagger)
+    that starts a plain ``threading.Thread`` writing through the same client and joins it
+    deadlocked for good: the new thread copies no context, so its write cannot be told from
+    an independent writer's (the in-context check below cannot see it), and it waited for
+    the lock the joining callback held. Why ``IndexLockedError``: it is what a write gets
+    from another client's or process's hold past ``lock_timeout``, the same wait for the
+    same lock, so a caller handles one error; the message names the callback case. Why a
+    deadline that restarts rather than one from the start of the wait: writes of one client
+    queued from many threads (longer in all than ``lock_timeout``, each shorter) kept
+    running in turn, as before; only a write waiting through ``lock_timeout`` of one stalled
+    hold fails, which is what another client's write already did."""
 
     def __init__(self, store: VectorStore) -> None:
         self.store = store
@@ -983,6 +985,7 @@ class TreeWriter:
         for start in range(0, total, EMBED_BATCH):
             part = seq[start : start + EMBED_BATCH]
             vecs = await self.embedder.aembed([n.embedding_text() for n in part])
+            self.lock.moved()  # (a batch embedded: progress, see WriteLock)
             buf_nodes += part
             buf_vecs.append(np.asarray(vecs, np.float32))
             end = start + len(part)
@@ -1270,6 +1273,7 @@ class TreeWriter:
         parts = []
         for i in range(0, len(texts), EMBED_BATCH):
             parts.append(await self.embedder.aembed(texts[i : i + EMBED_BATCH]))
+            self.lock.moved()  # (a batch embedded: progress, see WriteLock)
             if progress is not None:
                 progress("embed", min(i + EMBED_BATCH, len(texts)), len(texts))
         return np.vstack(parts).astype(np.float32)
