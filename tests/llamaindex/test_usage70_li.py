@@ -11,6 +11,8 @@ node embedded by another model than the store's.
   match the index (8)``, naming neither model; and the failed first write left the index's
   dimension at 8 in the process, so the same nodes with the right model were then refused
   ("this index holds 8").
+- ``TreehopRetriever(client, llm=MockLLM())`` (``from_defaults`` takes ``llm``): "unknown
+  argument 'llm'. It takes ...", naming no way to give the planner.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from pathlib import Path
 import pytest
 from llama_index.core import StorageContext, VectorStoreIndex
 from llama_index.core.embeddings import MockEmbedding
+from llama_index.core.llms import MockLLM
 from llama_index.core.schema import TextNode
 from llama_index.core.vector_stores import (
     FilterCondition,
@@ -31,10 +34,10 @@ from llama_index.core.vector_stores import (
     SimpleVectorStore,
 )
 
-from llama_index.retrievers.treehop import LlamaIndexEmbedder, TreehopRetriever
+from llama_index.retrievers.treehop import LlamaIndexEmbedder, LlamaIndexLLM, TreehopRetriever
 from llama_index.vector_stores.treehop import TreehopVectorStore
 from treehop import Treehop
-from treehop.errors import EmbeddingError, InvalidFilterError
+from treehop.errors import EmbeddingError, InvalidFilterError, UnknownArgumentError
 
 from treehop_test_doubles import BagOfWordsEmbedder
 
@@ -162,3 +165,27 @@ def test_a_store_opened_with_the_index_model_takes_its_nodes(tmp_path: Path) -> 
         store = TreehopVectorStore(c)
         _index(store, model)
         assert len(store.get_nodes()) == 4
+
+
+@pytest.mark.parametrize(
+    ("given", "spelled"),
+    [
+        ("llm", "Treehop(path, llm=LlamaIndexLLM(llm))"),
+        ("embed_model", "Treehop(path, embedder=LlamaIndexEmbedder(embed_model))"),
+    ],
+)
+def test_a_model_given_beside_a_client_says_how_the_client_takes_it(
+    client: Treehop, given: str, spelled: str
+) -> None:
+    model = MockLLM() if given == "llm" else MockEmbedding(embed_dim=8)
+    with pytest.raises(UnknownArgumentError) as info:
+        TreehopRetriever(client, mode="search", **{given: model})
+    assert spelled in str(info.value) and "from_defaults(path=..." in str(info.value)
+
+
+def test_the_client_spelling_plans_with_the_llm() -> None:
+    # (control: what the message says to write works; MockLLM's echo is no plan: fallback)
+    with Treehop(embedder=BagOfWordsEmbedder(), tagger=None, llm=LlamaIndexLLM(MockLLM())) as c:
+        c.add_resource("Deploys roll back with helm.", target_uri="viking://resources/d.md")
+        [hit] = TreehopRetriever(c, mode="search", similarity_top_k=1).retrieve("roll back")
+    assert hit.node.node_id == "viking://resources/d.md"

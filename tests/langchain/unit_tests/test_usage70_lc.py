@@ -5,6 +5,9 @@
   misspelt ``search_kwarg=``: LangChain's ``VectorStoreRetriever`` ignores extra keywords
   (``extra="ignore"``), so the retriever answered 4 unfiltered documents in silence.
   ``InMemoryVectorStore`` does the same (kept here as the reference's behaviour).
+- ``TreehopRetriever(client=th, mode="search", llm=chat_model)``: "llm only apply when the
+  retriever opens the index itself (path=...); configure the client you pass instead",
+  leaving the user to find ``LangChainChatLLM``; now it names how the client takes it.
 - ``treehop_ls`` of ``viking://resources`` on a new index answered the agent "Nothing exists
   at viking://resources; list its parent directory with treehop_ls first": a root has no
   parent, and the hint looped.
@@ -16,9 +19,17 @@ from collections.abc import Iterator
 
 import pytest
 from langchain_core.documents import Document
+from langchain_core.language_models.fake_chat_models import FakeListChatModel
 from langchain_core.vectorstores import InMemoryVectorStore
+from pydantic import ValidationError
 
-from langchain_treehop import TreehopEmbeddings, TreehopVectorStore, create_treehop_tools
+from langchain_treehop import (
+    LangChainChatLLM,
+    TreehopEmbeddings,
+    TreehopRetriever,
+    TreehopVectorStore,
+    create_treehop_tools,
+)
 from treehop import Treehop
 from treehop.errors import InvalidQueryError, UnknownArgumentError
 
@@ -109,3 +120,23 @@ def test_ls_of_an_empty_root_tells_the_agent_it_is_empty(client: Treehop) -> Non
         assert "is an empty directory" in said
     said = ls.invoke({"uri": "viking://resources/docs"})  # below a root: still not found
     assert "NotFoundError" in said
+
+
+_PLAN = (
+    '{"queries": [{"query": "helm rollback", "context_type": "resource", "intent": "find", '
+    '"priority": 1}], "reasoning": "a how-to"}'
+)
+
+
+def test_an_llm_beside_a_client_says_how_the_client_takes_it(client: Treehop) -> None:
+    with pytest.raises(ValidationError) as info:
+        TreehopRetriever(client=client, mode="search", llm=FakeListChatModel(responses=["x"]))
+    said = str(info.value)
+    assert "llm applies only when the retriever opens the index itself" in said
+    assert "Treehop(path, llm=LangChainChatLLM(llm))" in said
+    # ... and that spelling plans the search with the chat model
+    planner = LangChainChatLLM(FakeListChatModel(responses=[_PLAN] * 3))
+    with Treehop(embedder=BagOfWordsEmbedder(), tagger=None, llm=planner) as th:
+        TreehopVectorStore(th).add_documents(_DOCS)
+        docs = TreehopRetriever(client=th, mode="search", k=2).invoke("undo a bad release")
+    assert docs and {d.metadata["query"] for d in docs} == {"helm rollback"}
