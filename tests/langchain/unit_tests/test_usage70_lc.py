@@ -8,6 +8,10 @@
 - ``TreehopRetriever(client=th, mode="search", llm=chat_model)``: "llm only apply when the
   retriever opens the index itself (path=...); configure the client you pass instead",
   leaving the user to find ``LangChainChatLLM``; now it names how the client takes it.
+- ``TreehopStore(th, index={"dims": 1536, "embed": "openai:text-embedding-3-small"})``
+  (``InMemoryStore``'s arguments carried over): "index['dims'] is 1536, but the client's
+  embedder ... gives 384-dimensional vectors", without the way to use that model that the
+  ``embed`` check's message gives.
 - ``treehop_ls`` of ``viking://resources`` on a new index answered the agent "Nothing exists
   at viking://resources; list its parent directory with treehop_ls first": a root has no
   parent, and the hint looped.
@@ -27,11 +31,12 @@ from langchain_treehop import (
     LangChainChatLLM,
     TreehopEmbeddings,
     TreehopRetriever,
+    TreehopStore,
     TreehopVectorStore,
     create_treehop_tools,
 )
 from treehop import Treehop
-from treehop.errors import InvalidQueryError, UnknownArgumentError
+from treehop.errors import EmbeddingError, InvalidQueryError, UnknownArgumentError
 
 from treehop_test_doubles import BagOfWordsEmbedder
 
@@ -140,3 +145,14 @@ def test_an_llm_beside_a_client_says_how_the_client_takes_it(client: Treehop) ->
         TreehopVectorStore(th).add_documents(_DOCS)
         docs = TreehopRetriever(client=th, mode="search", k=2).invoke("undo a bad release")
     assert docs and {d.metadata["query"] for d in docs} == {"helm rollback"}
+
+
+def test_a_store_index_of_other_dims_says_how_to_use_that_model(client: Treehop) -> None:
+    index = {"dims": 1536, "embed": "openai:text-embedding-3-small", "fields": ["text"]}
+    with pytest.raises(EmbeddingError) as info:
+        TreehopStore(client, index=index)
+    said = str(info.value)
+    assert "index['dims'] is 1536" in said and "gives 64-dimensional vectors" in said
+    assert "Treehop(path, embedder=LangChainEmbedder(your_embeddings))" in said
+    # (control: the client's own dimension is taken)
+    assert TreehopStore(client, index={"dims": 64, "fields": ["text"]}).index_fields == ["text"]
