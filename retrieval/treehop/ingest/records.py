@@ -2025,9 +2025,19 @@ def check_tag_labels(
         return
     known = sorted(stored_tag_labels(client))
     shown = ", ".join(known[:30]) + (" ..." if len(known) > 30 else "")
+    # A vector store keeps a document's metadata as added, ``tags`` included: a tag filter
+    # over such documents (``similarity_search(q, tags=[...])``) read node tags and said only
+    # "add tags=..." (helper usage70).
+    as_metadata = (
+        "; a 'tags' metadata field (as vector stores keep a document's metadata) is not the "
+        "tags: filter it as metadata ({'tags': ...} in the metadata filter)"
+        if "tags" in stored_fields(client)
+        else ""
+    )
     raise InvalidFilterError(
         f"no stored node has tag(s) {sorted(missing)}, so the tag filter would match nothing; "
         f"tags in this index: {shown or '(none: add tags=... or use a tagger when indexing)'}"
+        f"{as_metadata}"
     )
 
 

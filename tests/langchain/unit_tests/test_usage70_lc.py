@@ -12,6 +12,10 @@
   (``InMemoryStore``'s arguments carried over): "index['dims'] is 1536, but the client's
   embedder ... gives 384-dimensional vectors", without the way to use that model that the
   ``embed`` check's message gives.
+- ``store.similarity_search(q, tags=["helm"])`` over documents added with
+  ``metadata={"tags": [...]}``: "no stored node has tag(s) ['helm'] ... (none: add tags=...
+  or use a tagger when indexing)"; the store keeps ``tags`` as metadata, which ``filter``
+  reads: the message now says so.
 - ``treehop_ls`` of ``viking://resources`` on a new index answered the agent "Nothing exists
   at viking://resources; list its parent directory with treehop_ls first": a root has no
   parent, and the hint looped.
@@ -36,7 +40,12 @@ from langchain_treehop import (
     create_treehop_tools,
 )
 from treehop import Treehop
-from treehop.errors import EmbeddingError, InvalidQueryError, UnknownArgumentError
+from treehop.errors import (
+    EmbeddingError,
+    InvalidFilterError,
+    InvalidQueryError,
+    UnknownArgumentError,
+)
 
 from treehop_test_doubles import BagOfWordsEmbedder
 
@@ -156,3 +165,25 @@ def test_a_store_index_of_other_dims_says_how_to_use_that_model(client: Treehop)
     assert "Treehop(path, embedder=LangChainEmbedder(your_embeddings))" in said
     # (control: the client's own dimension is taken)
     assert TreehopStore(client, index={"dims": 64, "fields": ["text"]}).index_fields == ["text"]
+
+
+def test_a_tag_filter_over_tags_metadata_points_at_the_metadata_filter(client: Treehop) -> None:
+    store = TreehopVectorStore(client)
+    store.add_documents(
+        [
+            Document(page_content="Deploys roll back with helm.", metadata={"tags": ["helm"]}),
+            Document(page_content="Keys rotate every 90 days.", metadata={"tags": ["keys"]}),
+        ]
+    )
+    with pytest.raises(InvalidFilterError) as info:
+        store.similarity_search("deploys", k=1, tags=["helm"])
+    assert "filter it as metadata ({'tags': ...} in the metadata filter)" in str(info.value)
+    [doc] = store.similarity_search("deploys", k=1, filter={"tags": "helm"})  # what it says
+    assert doc.metadata == {"tags": ["helm"]}
+
+
+def test_without_tags_metadata_the_tag_message_is_as_before(store: TreehopVectorStore) -> None:
+    # (control: no 'tags' field stored, no such sentence)
+    with pytest.raises(InvalidFilterError) as info:
+        store.similarity_search("deploys", k=1, tags=["helm"])
+    assert str(info.value).endswith("(none: add tags=... or use a tagger when indexing)")
