@@ -128,6 +128,20 @@ def test_get_nodes_and_delete_nodes_take_a_tags_filter(client: Treehop) -> None:
     assert sorted(n.node_id for n in store.get_nodes()) == ["n0", "n2", "n3"]
 
 
+def test_a_tags_filter_where_no_node_stores_tags_is_a_missing_field(client: Treehop) -> None:
+    store = TreehopVectorStore(client)
+    _index(store, store.embed_model)
+    store.delete_nodes(node_ids=["n0", "n1", "n2", "n3"])
+    store.add([TextNode(text="Untagged note.", id_="u1", metadata={"topic": "misc"})])
+    helm = MetadataFilters(filters=[F(key="tags", value="helm", operator=Op.CONTAINS)])
+    # Before (with tags read as metadata): "cannot filter on ['tags']: provenance is computed
+    # for each result ... (filter on stored fields, tags or target_uri instead)".
+    with pytest.raises(
+        InvalidFilterError, match=r"no stored node has metadata field\(s\) \['tags'\]"
+    ):
+        store.get_nodes(filters=helm)
+
+
 def test_the_retriever_still_reads_tags_as_treehops_tags(client: Treehop) -> None:
     # (control: over the tree, ``tags`` is the tag filter, as docs/llamaindex.md's table says)
     client.add_resource("Blue-green deploys.", target_uri="viking://resources/d.md", tags="ops")

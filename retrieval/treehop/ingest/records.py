@@ -2053,6 +2053,7 @@ def check_filter_fields(
     *,
     tags: Sequence[str | Sequence[str] | None] = (),
     shown: Iterable[ShownField] = (),
+    stored: Iterable[str] = (),
 ) -> None:
     """Raise :class:`~treehop.errors.InvalidFilterError` for a field no stored node has, and
     for a tag filter (each of ``tags``: a ``tags`` / ``tags_all`` value) naming a label no
@@ -2062,6 +2063,9 @@ def check_filter_fields(
     filter on one gets a message saying so. ``shown``: keys an integration shows from other
     stored fields (:class:`~treehop.filters.ShownField`; ``spec`` names them before
     :func:`~treehop.filters.show_fields`): one is known where a field it is shown from is.
+    ``stored``: provenance names that are stored metadata for this caller (a vector store's
+    ``tags``, kept as added): a filter on one that no node has is a missing field, not
+    provenance ("cannot filter on ['tags']: provenance ..., filter on ... tags instead").
     """
     from ..errors import InvalidFilterError
     from ..models import PROVENANCE_KEYS
@@ -2079,7 +2083,7 @@ def check_filter_fields(
             missing.discard(f.key)
     if not missing:
         return
-    computed = sorted(missing & (set(PROVENANCE_KEYS) | set(provenance)))
+    computed = sorted(missing & ((set(PROVENANCE_KEYS) | set(provenance)) - set(stored)))
     if computed:
         raise InvalidFilterError(
             f"cannot filter on {computed}: provenance is computed for each result, not stored "

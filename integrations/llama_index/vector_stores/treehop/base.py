@@ -49,7 +49,7 @@ from llama_index.core.vector_stores.utils import metadata_dict_to_node, node_to_
 from pydantic import PrivateAttr
 
 from llama_index.retrievers.treehop.adapters import TreehopEmbedding, as_treehop_embedder
-from llama_index.retrievers.treehop.filters import to_treehop_filters
+from llama_index.retrievers.treehop.filters import TAGS_KEY, to_treehop_filters
 from llama_index.retrievers.treehop.nodes import PROVENANCE
 from treehop import MatchedContext, Treehop
 from treehop import integration_kit as kit
@@ -359,7 +359,7 @@ class TreehopVectorStore(kit.IndexedStore, BasePydanticVectorStore):
                 "get_nodes / delete_nodes; filter on stored metadata there"
             )
         if args.filter is not None:
-            records.check_filter_fields(self.aclient, args.filter, PROVENANCE)
+            records.check_filter_fields(self.aclient, args.filter, PROVENANCE, stored=(TAGS_KEY,))
         return args.filter
 
     # ------------------------------------------------------------------ delete
@@ -424,7 +424,7 @@ class TreehopVectorStore(kit.IndexedStore, BasePydanticVectorStore):
         if query.node_ids:
             conds.append({"op": "must", "field": ID_KEY, "conds": list(query.node_ids)})
         if args.filter is not None:
-            records.check_filter_fields(self.aclient, args.filter, PROVENANCE)
+            records.check_filter_fields(self.aclient, args.filter, PROVENANCE, stored=(TAGS_KEY,))
         base_type = urimod.context_type_of(self._passages.base)
         if args.context_types is not None and base_type not in args.context_types:
             return None
