@@ -366,6 +366,16 @@ _BATCHED: contextvars.ContextVar[tuple[object, Mapping[str, FindResult]] | None]
 query (one ``find_many``): each ``invoke`` of that batch reads its query's answer here."""
 
 
+_CLIENT_SPELLING = {
+    "embedding": "Treehop(path, embedder=LangChainEmbedder(embedding))",
+    "llm": "Treehop(path, llm=LangChainChatLLM(llm))",
+    "llm_model": "Treehop(path, llm=OpenAICompatibleLLM(llm_model, base_url=...))",
+    "llm_base_url": "Treehop(path, llm=OpenAICompatibleLLM(llm_model, base_url=llm_base_url))",
+    "user": "Treehop(path, user=user)",
+}
+"""How a client is opened with what a retriever given that client was also given."""
+
+
 class TreehopRetriever(BaseRetriever, TreehopRetrievalOptions):
     """Treehop retriever: hierarchical search over a tree of knowledge, with tag hops.
 
@@ -559,9 +569,14 @@ class TreehopRetriever(BaseRetriever, TreehopRetrievalOptions):
             if self.user != "default":
                 given.append("user")
             if given:
+                # (each with how the client takes it: "configure the client you pass instead"
+                # left a user of TreehopRetriever(client=th, mode="search", llm=chat_model)
+                # to find LangChainChatLLM alone; helper usage70)
                 raise InvalidQueryError(
-                    f"{', '.join(given)} only apply when the retriever opens the index itself "
-                    "(path=...); configure the client you pass instead"
+                    f"{', '.join(given)} {'applies' if len(given) == 1 else 'apply'} only when "
+                    "the retriever opens the index itself (TreehopRetriever.from_path(path, "
+                    "...)); over a client you pass, give it to the client: "
+                    + "; ".join(_CLIENT_SPELLING[name] for name in given)
                 )
             if is_knowledge_source(self.client):
                 _check_source_options(self.client, self)

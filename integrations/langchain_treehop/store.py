@@ -742,7 +742,10 @@ def _index_config_fields(
         if known and known != dims:
             raise EmbeddingError(
                 f"index['dims'] is {dims}, but the client's embedder {embedder.name!r} gives "
-                f"{known}-dimensional vectors"
+                f"{known}-dimensional vectors; an index has one vector space: to embed with "
+                "your model, open the client with Treehop(path, "
+                "embedder=LangChainEmbedder(your_embeddings)) and pass the same embeddings "
+                "here, or leave 'dims' and 'embed' out"
             )
     embed = index.get("embed")
     if embed is not None and not _is_client_model(embedder, embed):

@@ -40,7 +40,7 @@ from typing import Any, TypeVar, Unpack, cast
 
 from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
-from langchain_core.vectorstores import VectorStore
+from langchain_core.vectorstores import VectorStore, VectorStoreRetriever
 from langchain_core.vectorstores.utils import maximal_marginal_relevance
 
 from treehop import AsyncTreehop, MatchedContext, Treehop
@@ -81,6 +81,8 @@ _SEARCH_NAMES = {
     *("fetch_k", "lambda_mult"),
 }
 _ELSEWHERE = dict.fromkeys(_SEARCH_NAMES, _PER_SEARCH)
+_AS_SEARCH_KWARG = {"top_k": "k", "similarity_top_k": "k", "limit": "k"}
+"""Other APIs' names for a search's ``k``, as ``search_kwargs`` spells it."""
 """Where a search's keyword given to the constructor goes (``TreehopVectorStore(c, k=5)``:
 "store: unknown argument(s) ['k']" named no way to ask for five)."""
 
@@ -482,6 +484,32 @@ class TreehopVectorStore(kit.IndexedStore, VectorStore):
         **kwargs: Any,
     ) -> list[Document]:
         return await self._ammr("", embedding, k, fetch_k, lambda_mult, kwargs)
+
+    # ------------------------------------------------------------------ retriever
+    def as_retriever(self, **kwargs: Any) -> VectorStoreRetriever:
+        """LangChain's ``VectorStoreRetriever`` over this store, as every vector store's
+        (``search_type``, ``search_kwargs``, ``tags``, ``metadata``, ``name``).
+
+        A keyword it does not take is an :class:`~treehop.errors.UnknownArgumentError`
+        saying where it goes. Why: the retriever ignores extra keywords, so
+        ``as_retriever(k=1)`` (for ``search_kwargs={"k": 1}``), ``as_retriever(filter=...)``
+        or ``as_retriever(search_kwarg=...)`` returned a retriever answering 4 unfiltered
+        documents in silence (helper usage70; ``InMemoryVectorStore`` does the same)."""
+        takes = [f for f in VectorStoreRetriever.model_fields if f != "vectorstore"]
+        unknown = [k for k in kwargs if k not in takes]
+        if unknown:
+            raise kit.unknown_arguments(
+                "as_retriever",
+                unknown,
+                takes,
+                elsewhere={
+                    name: "a search's argument goes in search_kwargs: "
+                    f"as_retriever(search_kwargs={{{_AS_SEARCH_KWARG.get(name, name)!r}: ...}})"
+                    for name in unknown
+                    if name in _SEARCH_NAMES and name not in ("search_kwargs", "search_type")
+                },
+            )
+        return super().as_retriever(**kwargs)
 
     # ------------------------------------------------------------------ constructors
     @classmethod

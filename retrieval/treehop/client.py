@@ -655,12 +655,27 @@ class AsyncTreehop:
         return node
 
     async def ls(self, uri: str = "viking://resources") -> list[Entry]:
-        """The children of a directory."""
+        """The children of a directory (a context root with nothing under it yet: none)."""
         self._check_open()
         return await self._io(self._ls_sync, uri)
 
+    def _root_or_require(self, uri: str) -> Node | None:
+        """The node at ``uri``, or ``None`` for a context root the store holds no node for
+        yet (see :func:`treehop.uri.shown_root`). Why: ``ls()`` / ``tree()`` of their own
+        default URI on a new index raised ``NotFoundError``, and the LangChain ``treehop_ls``
+        tool told the agent to "list its parent directory" of a root; the command line and
+        the MCP server had each listed such a root as empty already."""
+        try:
+            return self._require(uri)
+        except NotFoundError:
+            if urimod.shown_root(uri, self.user) is None:
+                raise
+            return None
+
     def _ls_sync(self, uri: str) -> list[Entry]:
-        node = self._require(uri)
+        node = self._root_or_require(uri)
+        if node is None:
+            return []
         if node.is_leaf:
             raise InvalidURIError(f"{uri} is a leaf, not a directory")
         return [
@@ -701,7 +716,17 @@ class AsyncTreehop:
         return await self._io(self._tree_sync, uri, depth)
 
     def _tree_sync(self, uri: str, depth: int) -> dict[str, Any]:
-        node = self._require(uri)
+        node = self._root_or_require(uri)
+        if node is None:  # (the shape of an empty directory's tree)
+            empty: dict[str, Any] = {
+                "uri": urimod.shown_root(uri, self.user),
+                "is_leaf": False,
+                "abstract": "",
+                "kind": "directory",
+            }
+            if depth > 0:
+                empty["children"] = []
+            return empty
 
         def walk(n: Node, d: int) -> dict[str, Any]:
             out: dict[str, Any] = {

@@ -2069,9 +2069,19 @@ def check_tag_labels(
         return
     known = sorted(stored_tag_labels(client))
     shown = ", ".join(known[:30]) + (" ..." if len(known) > 30 else "")
+    # A vector store keeps a document's metadata as added, ``tags`` included: a tag filter
+    # over such documents (``similarity_search(q, tags=[...])``) read node tags and said only
+    # "add tags=..." (helper usage70).
+    as_metadata = (
+        "; a 'tags' metadata field (as vector stores keep a document's metadata) is not the "
+        "tags: filter it as metadata ({'tags': ...} in the metadata filter)"
+        if "tags" in stored_fields(client)
+        else ""
+    )
     raise InvalidFilterError(
         f"no stored node has tag(s) {sorted(missing)}, so the tag filter would match nothing; "
         f"tags in this index: {shown or '(none: add tags=... or use a tagger when indexing)'}"
+        f"{as_metadata}"
     )
 
 
@@ -2087,6 +2097,7 @@ def check_filter_fields(
     *,
     tags: Sequence[str | Sequence[str] | None] = (),
     shown: Iterable[ShownField] = (),
+    stored: Iterable[str] = (),
 ) -> None:
     """Raise :class:`~treehop.errors.InvalidFilterError` for a field no stored node has, and
     for a tag filter (each of ``tags``: a ``tags`` / ``tags_all`` value) naming a label no
@@ -2096,6 +2107,9 @@ def check_filter_fields(
     filter on one gets a message saying so. ``shown``: keys an integration shows from other
     stored fields (:class:`~treehop.filters.ShownField`; ``spec`` names them before
     :func:`~treehop.filters.show_fields`): one is known where a field it is shown from is.
+    ``stored``: provenance names that are stored metadata for this caller (a vector store's
+    ``tags``, kept as added): a filter on one that no node has is a missing field, not
+    provenance ("cannot filter on ['tags']: provenance ..., filter on ... tags instead").
     """
     from ..errors import InvalidFilterError
     from ..models import PROVENANCE_KEYS
@@ -2113,7 +2127,7 @@ def check_filter_fields(
             missing.discard(f.key)
     if not missing:
         return
-    computed = sorted(missing & (set(PROVENANCE_KEYS) | set(provenance)))
+    computed = sorted(missing & ((set(PROVENANCE_KEYS) | set(provenance)) - set(stored)))
     if computed:
         raise InvalidFilterError(
             f"cannot filter on {computed}: provenance is computed for each result, not stored "

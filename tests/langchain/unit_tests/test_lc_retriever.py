@@ -127,8 +127,11 @@ def test_constructor_validation(lc_client: Treehop, tmp_path: Path) -> None:
     cases: list[tuple[dict[str, Any], str]] = [
         ({}, r"needs client=\.\.\. or path="),
         ({"client": lc_client, "path": str(tmp_path)}, "give client or path, not both"),
-        ({"client": lc_client, "embedding": WordHashEmbeddings()}, "only apply when the retriever"),
-        ({"client": lc_client, "user": "bob"}, "user only apply when the retriever"),
+        (
+            {"client": lc_client, "embedding": WordHashEmbeddings()},
+            "applies only when the retriever",
+        ),
+        ({"client": lc_client, "user": "bob"}, "user applies only when the retriever"),
         ({"client": lc_client, "tag_filter": [" "]}, "empty tag"),
         ({"client": lc_client, "metadata_filter": {"op": "must", "field": "x"}}, "'conds'"),
         ({"client": lc_client, "session_id": "abc"}, "only apply to mode='search'"),

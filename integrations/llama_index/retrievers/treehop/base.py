@@ -141,6 +141,15 @@ _SYNONYMS = {
 }
 """Other APIs' names for :class:`TreehopRetriever`'s keywords (LangChain's ``k``, a vector
 database's ``top_k``, treehop's own ``metadata_filter``)."""
+_FROM_DEFAULTS_ONLY = {
+    "llm": "the planner of search mode is the client's: Treehop(path, "
+    "llm=LlamaIndexLLM(llm)), or TreehopRetriever.from_defaults(path=..., llm=llm)",
+    "embed_model": "the client embeds with its own model: Treehop(path, "
+    "embedder=LlamaIndexEmbedder(embed_model)), or TreehopRetriever.from_defaults(path=..., "
+    "embed_model=embed_model)",
+}
+"""Where the model keywords of :meth:`TreehopRetriever.from_defaults` go when a client is
+given (``TreehopRetriever(client, llm=MockLLM())`` named only what the retriever takes)."""
 
 
 class TreehopRetriever(BaseRetriever):
@@ -218,7 +227,13 @@ class TreehopRetriever(BaseRetriever):
         if unknown:
             # Python's "got an unexpected keyword argument 'top_k'" named no keyword it
             # takes; a TypeError still (UnknownArgumentError), and treehop's own.
-            raise kit.unknown_arguments("TreehopRetriever", unknown, _TAKES, synonyms=_SYNONYMS)
+            raise kit.unknown_arguments(
+                "TreehopRetriever",
+                unknown,
+                _TAKES,
+                synonyms=_SYNONYMS,
+                elsewhere=_FROM_DEFAULTS_ONLY,
+            )
         self._client = kit.check_retriever_client(client)
         self._source: KnowledgeSource | None = None
         self._tree: AsyncTreehop | None = None

@@ -60,6 +60,7 @@ _RANGE_OPS = {
 }
 _TAG_ANY_OPS = {FilterOperator.ANY, FilterOperator.IN}
 _TAG_ONE_OPS = {FilterOperator.EQ, FilterOperator.CONTAINS}
+_TAG_GROUP_OPS = _TAG_ANY_OPS | _TAG_ONE_OPS
 
 
 @dataclass(frozen=True)
@@ -191,29 +192,39 @@ def _combine(condition: FilterCondition, parts: list[dict[str, Any]]) -> dict[st
     return {"op": condition.value, "conds": parts}
 
 
-def _contains_special_key(f: MetadataFilter | MetadataFilters) -> str | None:
+_SPECIAL_KEYS = frozenset({TAGS_KEY, CONTEXT_TYPE_KEY})
+_STORED_TAGS_SPECIAL = frozenset({CONTEXT_TYPE_KEY})
+"""The keys with a meaning of their own when ``tags`` is stored metadata (the vector store)."""
+
+
+def _contains_special_key(
+    f: MetadataFilter | MetadataFilters, special: frozenset[str] = _SPECIAL_KEYS
+) -> str | None:
     if isinstance(f, MetadataFilters):
         for x in f.filters:
-            found = _contains_special_key(x)
+            found = _contains_special_key(x, special)
             if found:
                 return found
         return None
-    return f.key if f.key in {TAGS_KEY, CONTEXT_TYPE_KEY} else None
+    return f.key if f.key in special else None
 
 
-def metadata_tree(filters: MetadataFilters) -> dict[str, Any]:
-    """A nested :class:`MetadataFilters` on stored metadata only, as one DSL node."""
+def metadata_tree(
+    filters: MetadataFilters, special: frozenset[str] = _SPECIAL_KEYS
+) -> dict[str, Any]:
+    """A nested :class:`MetadataFilters` on stored metadata only, as one DSL node
+    (``special``: the keys that are not stored metadata there)."""
     parts: list[dict[str, Any]] = []
     for f in filters.filters:
-        special = _contains_special_key(f)
-        if special is not None:
+        special_key = _contains_special_key(f, special)
+        if special_key is not None:
             raise InvalidFilterError(
-                f"filter {_describe(filters)!r}: {special!r} can only be filtered at the top "
+                f"filter {_describe(filters)!r}: {special_key!r} can only be filtered at the top "
                 "level with AND (treehop applies tag and context-type filters to the whole "
                 "query, not inside OR/NOT groups of metadata filters)"
             )
         if isinstance(f, MetadataFilters):
-            parts.append(metadata_tree(f))
+            parts.append(metadata_tree(f, special))
         else:
             parts.append(metadata_leaf(f))
     if not parts:
@@ -229,17 +240,20 @@ def _tag_labels(f: MetadataFilter) -> list[str]:
     return [str(v) for v in items]
 
 
-def _tag_any_group(f: MetadataFilter | MetadataFilters) -> list[str] | None:
-    """Labels of an "any of these tags" filter, or ``None`` if ``f`` is not one."""
+def _tag_any_group(
+    f: MetadataFilter | MetadataFilters, tags_key: str | None = TAGS_KEY
+) -> list[str] | None:
+    """Labels of an "any of these tags" filter, or ``None`` if ``f`` is not one (always
+    ``None`` where ``tags_key`` is ``None``: ``tags`` is stored metadata there)."""
     if isinstance(f, MetadataFilter):
-        if f.key == TAGS_KEY and (f.operator in _TAG_ANY_OPS or f.operator in _TAG_ONE_OPS):
+        if tags_key is not None and f.key == tags_key and f.operator in _TAG_GROUP_OPS:
             return _tag_labels(f)
         return None
     if (f.condition or FilterCondition.AND) is not FilterCondition.OR:
         return None
     out: list[str] = []
     for x in f.filters:
-        labels = _tag_any_group(x)
+        labels = _tag_any_group(x, tags_key)
         if labels is None:
             return None
         out.extend(labels)
@@ -265,8 +279,18 @@ def _context_types(f: MetadataFilter) -> list[ContextType]:
     return out
 
 
-def to_treehop_filters(filters: MetadataFilters | None) -> TreehopFilterArgs:
-    """Translate ``filters``; raise :class:`InvalidFilterError` for what cannot be mapped."""
+def to_treehop_filters(
+    filters: MetadataFilters | None, *, tags_are_metadata: bool = False
+) -> TreehopFilterArgs:
+    """Translate ``filters``; raise :class:`InvalidFilterError` for what cannot be mapped.
+
+    ``tags_are_metadata``: the key ``tags`` is stored metadata like any other, not treehop's
+    tags. Why: the vector store keeps each node's metadata as added, ``tags`` included, and
+    ``SimpleVectorStore`` (and the LangChain store's ``filter``) match that list; a
+    ``MetadataFilter(key="tags", value="helm", operator=CONTAINS)`` over nodes added with
+    ``metadata={"tags": ["helm"]}`` was "no stored node has tag(s) ['helm']"."""
+    tags_key = None if tags_are_metadata else TAGS_KEY
+    special = _STORED_TAGS_SPECIAL if tags_are_metadata else _SPECIAL_KEYS
     if filters is None or not filters.filters:
         return TreehopFilterArgs()
     if not isinstance(filters, MetadataFilters):
@@ -277,20 +301,20 @@ def to_treehop_filters(filters: MetadataFilters | None) -> TreehopFilterArgs:
     condition = filters.condition or FilterCondition.AND
     desc = _describe(filters)
     if condition is FilterCondition.OR:
-        labels = _tag_any_group(filters)
+        labels = _tag_any_group(filters, tags_key)
         if labels is not None:
             return TreehopFilterArgs(tags=tuple(labels), source=desc)
-        return TreehopFilterArgs(filter=metadata_tree(filters), source=desc)
+        return TreehopFilterArgs(filter=metadata_tree(filters, special), source=desc)
     if condition is FilterCondition.NOT:
-        return TreehopFilterArgs(filter=metadata_tree(filters), source=desc)
+        return TreehopFilterArgs(filter=metadata_tree(filters, special), source=desc)
 
     any_of: list[str] | None = None
     all_of: list[str] = []
     ctypes: list[ContextType] | None = None
     meta: list[dict[str, Any]] = []
     for f in _flatten_and(filters):
-        group = _tag_any_group(f)
-        if isinstance(f, MetadataFilter) and f.key == TAGS_KEY:
+        group = _tag_any_group(f, tags_key)
+        if isinstance(f, MetadataFilter) and f.key == tags_key:
             if f.operator in _TAG_ONE_OPS:
                 if isinstance(f.value, list):
                     raise InvalidFilterError(
@@ -317,7 +341,7 @@ def to_treehop_filters(filters: MetadataFilters | None) -> TreehopFilterArgs:
                     f"filter {desc!r}: the context_type filters exclude each other"
                 )
         elif isinstance(f, MetadataFilters):
-            meta.append(metadata_tree(f))
+            meta.append(metadata_tree(f, special))
         else:
             meta.append(metadata_leaf(f))
     return TreehopFilterArgs(

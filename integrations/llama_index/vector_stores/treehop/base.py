@@ -49,7 +49,7 @@ from llama_index.core.vector_stores.utils import metadata_dict_to_node, node_to_
 from pydantic import PrivateAttr
 
 from llama_index.retrievers.treehop.adapters import TreehopEmbedding, as_treehop_embedder
-from llama_index.retrievers.treehop.filters import to_treehop_filters
+from llama_index.retrievers.treehop.filters import TAGS_KEY, to_treehop_filters
 from llama_index.retrievers.treehop.nodes import PROVENANCE
 from treehop import MatchedContext, Treehop
 from treehop import integration_kit as kit
@@ -236,6 +236,19 @@ class TreehopVectorStore(kit.IndexedStore, BasePydanticVectorStore):
                 f"node {node.node_id} has a {len(vector)}-dimensional embedding; this index "
                 f"holds {dim}: the index's embed_model must be the client's embedder"
             )
+        embedder = self.aclient.embedder
+        if vector is not None and dim is None and embedder.dimension not in (0, len(vector)):
+            # A new index: the store has no dimension yet, and the write's first node set it
+            # to the node's; the directories above it, embedded by the client's embedder,
+            # then failed with "vector dimension 384 does not match the index (8)" (a
+            # StoreError naming neither model; helper usage70: MockEmbedding(embed_dim=8)).
+            raise EmbeddingError(
+                f"node {node.node_id}'s embedding has {len(vector)} dimensions, but this "
+                f"store embeds the tree above its nodes with {embedder.name!r} "
+                f"({embedder.dimension} dimensions): build the index with "
+                "embed_model=store.embed_model, or open the store with the index's model "
+                "(TreehopVectorStore(path=..., embed_model=<the index's embed_model>))"
+            )
         return Passage(
             text=node.get_content(metadata_mode=MetadataMode.NONE),
             metadata=meta,
@@ -339,14 +352,14 @@ class TreehopVectorStore(kit.IndexedStore, BasePydanticVectorStore):
         return await self.aclient._io(scan)
 
     def _filter_spec(self, filters: MetadataFilters | None) -> dict[str, Any] | None:
-        args = to_treehop_filters(filters)
-        if args.tags or args.tags_all or args.context_types:
+        args = to_treehop_filters(filters, tags_are_metadata=True)
+        if args.context_types:  # (``tags`` is stored metadata here: tags_are_metadata)
             raise InvalidFilterError(
-                "tags and context_type filters apply to queries (the tree search), not to "
+                "context_type filters apply to queries (the tree search), not to "
                 "get_nodes / delete_nodes; filter on stored metadata there"
             )
         if args.filter is not None:
-            records.check_filter_fields(self.aclient, args.filter, PROVENANCE)
+            records.check_filter_fields(self.aclient, args.filter, PROVENANCE, stored=(TAGS_KEY,))
         return args.filter
 
     # ------------------------------------------------------------------ delete
@@ -404,14 +417,14 @@ class TreehopVectorStore(kit.IndexedStore, BasePydanticVectorStore):
             raise InvalidQueryError(
                 f"query mode {query.mode.value!r} is not supported (default, hybrid, mmr)"
             )
-        args = to_treehop_filters(query.filters)
+        args = to_treehop_filters(query.filters, tags_are_metadata=True)
         conds: list[dict[str, Any]] = [args.filter] if args.filter is not None else []
         if query.doc_ids:
             conds.append({"op": "must", "field": "ref_doc_id", "conds": list(query.doc_ids)})
         if query.node_ids:
             conds.append({"op": "must", "field": ID_KEY, "conds": list(query.node_ids)})
         if args.filter is not None:
-            records.check_filter_fields(self.aclient, args.filter, PROVENANCE)
+            records.check_filter_fields(self.aclient, args.filter, PROVENANCE, stored=(TAGS_KEY,))
         base_type = urimod.context_type_of(self._passages.base)
         if args.context_types is not None and base_type not in args.context_types:
             return None

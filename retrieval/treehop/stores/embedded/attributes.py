@@ -70,6 +70,7 @@ class _StoreAttributes:
     _committed: dict[str, Any] | None
     _committed_snap: _Snap | None
     _dim: int | None
+    _dim_given: int | None
     _mem_undo: tuple[_Snap, int | None] | None
     _snap_v: _Snap
     _released: bool

@@ -204,6 +204,9 @@ class EmbeddedStore(_SearchPaths, _Writes, _AnnWorker, _LexicalSync, _Generation
         self._committed_snap: _Snap | None = None  # the snapshot it was opened as
         self._snap = _empty_snap(int(dimension or 0))
         self._dim = dimension
+        self._dim_given = dimension
+        """The dimension given to the constructor: what an aborted write on disk goes back to
+        when no generation is committed (:meth:`_abort`)."""
         self._mem_undo: tuple[_Snap, int | None] | None = None
         """In memory: the snapshot and dimension before the first write since the last
         :meth:`save`, what :meth:`discard_unsaved` goes back to (``None``: nothing unsaved)."""

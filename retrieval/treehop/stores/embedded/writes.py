@@ -413,6 +413,11 @@ class _Writes(_StoreAttributes):
         try:
             for tmp in self.path.glob(".tmp-*"):
                 _remove(tmp)
+            # The dimension goes back too (the committed generation's, read again below,
+            # else the constructor's): a new index's first write that failed (a LlamaIndex
+            # node of another dimension than the embedder's, helper usage70) kept the
+            # dimension it had set, and every later write in the process was refused.
+            self._dim = self._dim_given
             self._snap = _empty_snap(int(self._dim or 0))
             self._committed = None
             self._committed_snap = None
