@@ -241,9 +241,7 @@ class OpenAICompatibleEmbedder(BaseEmbedder):
         return state_without_pools(self, self._POOLS)
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        restore_without_pools(
-            self, state, self._POOLS, url=state["_url"], api_key=state.get("_api_key")
-        )
+        restore_without_pools(self, state, self._POOLS, url_key="_url", error=EmbeddingError)
         self._owns_client = True
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Self:

@@ -152,9 +152,7 @@ class OpenAICompatibleLLM(BaseLLM):
         return state_without_pools(self, self._POOLS)
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        restore_without_pools(
-            self, state, self._POOLS, url=state["base_url"], api_key=state.get("_api_key")
-        )
+        restore_without_pools(self, state, self._POOLS, url_key="base_url", error=LLMError)
 
     def __repr__(self) -> str:
         key = "set" if self._api_key is not None else "none"
