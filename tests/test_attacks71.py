@@ -1,0 +1,216 @@
+"""Adversarial pass on stop 61's surface (bench/README.md, "Attacks, stop 62 (helper
+attacks71)"). Each test but the controls fails on 9c20d29 (main before this round)."""
+
+from __future__ import annotations
+
+import copyreg
+import pickle
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+from langchain_core.vectorstores import VectorStore as LCVectorStore
+from pydantic import ValidationError
+
+from langchain_treehop import TreehopRetriever, TreehopVectorStore
+from llama_index.retrievers.treehop import TreehopRetriever as LITreehopRetriever
+from treehop import Treehop
+from treehop.embedders.openai_compatible import OpenAICompatibleEmbedder
+from treehop.errors import EmbeddingError, LLMError, TreehopError, UnknownArgumentError
+from treehop.llm import OpenAICompatibleLLM
+from treehop.models import Node
+from treehop.redaction import register_secret
+from treehop.stores.base import VectorStore
+from treehop.tagging.base import NodeTags
+from treehop.tagging.ingest import IngestTagger
+
+from treehop_test_doubles import BagOfWordsEmbedder
+
+KEY = "plainkey71qqzz"  # (no recognisable key shape: only registration redacts it)
+
+# ----------------------------------------------------- 1. a pickle this code did not write
+
+
+class _Modified:
+    """Pickles as an object of ``cls`` with ``state`` (as protocol 0 writes one): what a
+    pickle written by another version, or edited, holds."""
+
+    def __init__(self, cls: type, state: object) -> None:
+        self.cls, self.state = cls, state
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (copyreg._reconstructor, (self.cls, object, None), self.state)
+
+
+def _states(obj: Any, url_key: str) -> dict[str, object]:
+    good = obj.__getstate__()
+    return {
+        "no url": {k: v for k, v in good.items() if k != url_key},
+        "url not a string": {**good, url_key: 5},
+        "key a plain string": {**good, "_api_key": KEY},
+        "key a number": {**good, "_api_key": 7},
+        "not a dict": [("model", "m")],
+        "a dict of non-names": {**good, 3: "x"},
+    }
+
+
+@pytest.mark.parametrize("kind", ["embedder", "llm"])
+def test_a_pickle_this_code_did_not_write_is_refused_typed(kind: str) -> None:
+    # 9c20d29: KeyError '_url' / 'base_url', AttributeError 'str' object has no attribute
+    # 'get_secret_value', TypeError "list indices must be integers" escaped raw; a state
+    # whose URL is 5 was taken (the object then failed at its first call)
+    if kind == "embedder":
+        obj: Any = OpenAICompatibleEmbedder("m", base_url="http://127.0.0.1:9/v1", api_key=KEY)
+        url_key, error = "_url", EmbeddingError
+    else:
+        obj = OpenAICompatibleLLM("m", base_url="http://127.0.0.1:9/v1", api_key=KEY)
+        url_key, error = "base_url", LLMError
+    for name, state in _states(obj, url_key).items():
+        blob = pickle.dumps(_Modified(type(obj), state))
+        with pytest.raises(error, match="cannot unpickle") as ei:
+            pickle.loads(blob)
+        assert KEY not in str(ei.value), name
+    again = pickle.loads(pickle.dumps(obj))  # (control: its own pickle loads)
+    assert repr(again) == repr(obj) and KEY not in repr(again)
+
+
+# -------------------------------------------------- 2. argument names an error must not echo
+
+SECRET = "sk-attacks71-ZXCVBNMLKJHGF"
+HOSTILE_NAMES = {
+    "a registered key": SECRET,
+    "a key after 64 characters": "k" * 64 + SECRET,
+    "a forged log line": "top_k\n[ERROR] forged",
+    "a terminal escape": "kk\x1b[31mred",
+    "right-to-left override": "\u202edlrow",
+    "a megabyte": "x" * 1_000_000,
+}
+
+
+def _clean(text: str) -> None:
+    assert SECRET not in text and "\n[ERROR]" not in text
+    assert "\x1b" not in text and "\u202e" not in text and len(text) < 2_000
+
+
+@pytest.fixture(scope="module")
+def client() -> Any:
+    register_secret(SECRET)
+    with Treehop(None, embedder=BagOfWordsEmbedder(), tagger=None) as th:
+        yield th
+
+
+@pytest.mark.parametrize("case", sorted(HOSTILE_NAMES))
+@pytest.mark.parametrize("owner", ["llamaindex-retriever", "langchain-vector-store"])
+def test_an_unknown_arguments_name_is_shown_escaped_redacted_and_cut(
+    client: Treehop, owner: str, case: str
+) -> None:
+    # 9c20d29: the name's repr cut to 100 characters, not redacted: a registered key given
+    # as a keyword's name was echoed in UnknownArgumentError (the controls: escaped and cut)
+    name = HOSTILE_NAMES[case]
+    with pytest.raises(UnknownArgumentError) as ei:
+        if owner == "llamaindex-retriever":
+            LITreehopRetriever(client, **{name: 1})
+        else:
+            TreehopVectorStore(client=client, **{name: 1})
+    _clean(str(ei.value))
+    assert "unknown argument" in str(ei.value)
+
+
+@pytest.mark.parametrize("case", sorted(HOSTILE_NAMES))
+def test_a_langchain_retrievers_unknown_field_name_and_secret_value_are_not_echoed(
+    client: Treehop, case: str
+) -> None:
+    # 9c20d29: pydantic printed the field's name as given (a newline as a line of its own, a
+    # terminal escape, a megabyte, a registered key) and the value given under it
+    # (input_value='value-sk-...') whatever its name
+    with pytest.raises(ValidationError) as ei:
+        TreehopRetriever(client=client, **{HOSTILE_NAMES[case]: f"value-{SECRET}"})
+    _clean(str(ei.value))
+    assert ei.value.errors()[0]["type"] == "extra_forbidden"
+    # a known field given a registered key as its value: the value is not shown either
+    with pytest.raises(ValidationError) as ei:
+        TreehopRetriever(client=client, k=SECRET)
+    assert SECRET not in str(ei.value)
+
+
+def test_an_ordinary_unknown_name_keeps_its_place_and_hint(client: Treehop) -> None:
+    # control: passes on 9c20d29 too
+    with pytest.raises(ValidationError) as ei:
+        TreehopRetriever(client=client, top_k=3)
+    assert ei.value.errors()[0]["loc"] == ("top_k",) and "did you mean 'k'" in str(ei.value)
+    assert "input_value=3" in str(ei.value)
+    assert issubclass(TreehopVectorStore, LCVectorStore)
+
+
+# ------------------------------- 3. a BaseException from a worker thread in the middle of a write
+
+
+class _RaisingTagger:
+    """The default keyword tagger, raising ``exc`` on its ``at``-th ``tag_nodes`` call."""
+
+    def __init__(self) -> None:
+        self.inner = IngestTagger()
+        self.exc: BaseException | None = None
+        self.at = self.calls = 0
+
+    def tag_nodes(
+        self, nodes: Sequence[Node], store: VectorStore, new_texts: Sequence[str] | None = None
+    ) -> dict[str, NodeTags]:
+        self.calls += 1
+        if self.exc is not None and self.calls == self.at:
+            raise self.exc
+        return self.inner.tag_nodes(nodes, store, new_texts)
+
+    def refit(self, store: VectorStore) -> None:
+        self.inner.refit(store)
+
+
+def _snapshot(th: Treehop) -> dict[str, str]:
+    return {n.uri: n.model_dump_json() for n in th.store.iter_nodes(None)}
+
+
+@pytest.mark.parametrize("where", ["memory", "disk"])
+@pytest.mark.parametrize("exc", [KeyboardInterrupt, SystemExit])
+@pytest.mark.parametrize("at", [1, 2])
+def test_a_base_exception_from_the_tagger_mid_write_rolls_back_and_the_client_lives(
+    tmp_path: Path, where: str, exc: type[BaseException], at: int
+) -> None:
+    # 9c20d29: asyncio let the worker task's KeyboardInterrupt / SystemExit out of the sync
+    # client's loop thread, which ended mid-write: the caller got ClientClosedError ("closed
+    # before the call ran"), the in-memory store kept half the write (new file without its
+    # folder's summary), and every later call, close() included, ClientClosedError
+    tagger = _RaisingTagger()
+    th = Treehop(
+        tmp_path / "idx" if where == "disk" else None,
+        embedder=BagOfWordsEmbedder(),
+        tagger=tagger,
+        reader_processes=0,
+    )
+    th.add_resource("seed text about plums", target_uri="viking://resources/seed.md")
+    th.add_resource("kiwis and pears", target_uri="viking://resources/d/a.md")
+    before = _snapshot(th)
+    tagger.exc, tagger.at, tagger.calls = exc(), at, 0
+    with pytest.raises(exc):
+        th.add_resource("apples and plums", target_uri="viking://resources/d/b.md")
+    assert tagger.calls >= at  # (it was raised where asked)
+    tagger.exc = None
+    assert _snapshot(th) == before
+    added = th.add_resource("apples and plums", target_uri="viking://resources/d/b.md")
+    assert added.root_uri == "viking://resources/d/b.md" and "apples" in th.read(added.root_uri)
+    th.close()
+    if where == "disk":
+        with Treehop(tmp_path / "idx", embedder=BagOfWordsEmbedder(), tagger=None) as again:
+            assert len(again.ls("viking://resources/d")) == 2
+
+
+def test_a_treehop_error_from_the_tagger_is_unchanged(tmp_path: Path) -> None:
+    # control (passes on 9c20d29): the rollback of leftovers61, the caller's error as raised
+    tagger = _RaisingTagger()
+    with Treehop(None, embedder=BagOfWordsEmbedder(), tagger=tagger) as th:
+        th.add_resource("seed text", target_uri="viking://resources/seed.md")
+        before = _snapshot(th)
+        tagger.exc, tagger.at, tagger.calls = TreehopError("tagger down"), 2, 0
+        with pytest.raises(TreehopError, match="tagger down"):
+            th.add_resource("apples", target_uri="viking://resources/d/b.md")
+        assert _snapshot(th) == before
