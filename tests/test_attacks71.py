@@ -214,3 +214,63 @@ def test_a_treehop_error_from_the_tagger_is_unchanged(tmp_path: Path) -> None:
         with pytest.raises(TreehopError, match="tagger down"):
             th.add_resource("apples", target_uri="viking://resources/d/b.md")
         assert _snapshot(th) == before
+
+
+# ------------------------------------------------------ 4. a message's fields as str subclasses
+
+
+class _Shrinking(str):
+    """A string that says it is empty and strips to a number: a caller's subclass whose
+    methods are not ``str``'s."""
+
+    def __len__(self) -> int:
+        return 0
+
+    def strip(self, chars: str | None = None) -> Any:
+        return 5
+
+
+class _Quiet(str):
+    def __len__(self) -> int:
+        return 0
+
+
+class _LangChainLike:
+    """A message object whose content is a list of blocks and whose ``.text`` a subclass
+    (as LangChain's ``BaseMessage.text`` is a ``TextAccessor``, a ``str`` subclass)."""
+
+    role = "assistant"
+
+    def __init__(self, text: str) -> None:
+        self.content = [{"type": "text", "text": "the answer"}]
+        self.text = text
+
+
+def test_a_str_subclass_in_a_message_is_read_as_the_string_it_holds(client: Treehop) -> None:
+    # 9c20d29: the checks called the subclass's own methods: a ``strip`` answering 5 raised
+    # a raw TypeError ("'int' object is not subscriptable"), a ``__len__`` answering 0 let a
+    # turn past the 20,000-character bound (stored whole)
+    res = client.add_messages([{"content": _Shrinking("kept as written")}], conversation_id="s")
+    assert "kept as written" in client.read(res.turn_uris[0])
+    with pytest.raises(TreehopError, match="longer than 20000"):
+        client.add_messages([{"content": _Quiet("a" * 30_000)}], conversation_id="s")
+    with pytest.raises(TreehopError, match="longer than 20000"):
+        client.add_messages([_LangChainLike(_Quiet("b" * 30_000))], conversation_id="s")
+    res = client.add_messages([{"role": _Quiet("ai"), "content": "hi"}], conversation_id="s")
+    assert client.stat(res.turn_uris[0]).metadata["role"] == "assistant"
+
+
+@pytest.mark.parametrize("call", ["find", "remember", "add_message"])
+def test_a_str_subclass_is_held_to_the_length_bound_of_a_query_note_and_message(
+    client: Treehop, call: str
+) -> None:
+    # 9c20d29: a subclass whose __len__ answers 0 was accepted at any length (a 200,000-
+    # character query, note, session message), past the bound the plain string meets
+    big = _Quiet("word " * 40_000)
+    with pytest.raises(TreehopError, match=r"longer than|the limit is"):
+        if call == "find":
+            client.find(big)
+        elif call == "remember":
+            client.remember(big)
+        else:
+            client.add_message(client.create_session(), "user", big)
