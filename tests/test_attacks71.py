@@ -10,11 +10,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from langchain_core.documents import Document
 from langchain_core.vectorstores import VectorStore as LCVectorStore
+from llama_index.core.schema import Document as LIDocument
 from pydantic import ValidationError
 
 from langchain_treehop import TreehopRetriever, TreehopVectorStore
+from langchain_treehop import add_documents as lc_add_documents
 from llama_index.retrievers.treehop import TreehopRetriever as LITreehopRetriever
+from llama_index.retrievers.treehop import add_documents as li_add_documents
 from treehop import Treehop
 from treehop.embedders.openai_compatible import OpenAICompatibleEmbedder
 from treehop.errors import EmbeddingError, LLMError, TreehopError, UnknownArgumentError
@@ -274,3 +278,31 @@ def test_a_str_subclass_is_held_to_the_length_bound_of_a_query_note_and_message(
             client.remember(big)
         else:
             client.add_message(client.create_session(), "user", big)
+
+
+# ------------------------------------------------------- 5. a URL's credentials in a placement
+
+
+@pytest.mark.parametrize("framework", ["langchain", "llamaindex"])
+def test_a_sources_url_credentials_are_not_placed_into_its_uri_or_source_path(
+    framework: str,
+) -> None:
+    # 9c20d29: a document whose source is https://user:pw@host/a/b.md was placed at
+    # viking://resources/user:pw@host/a/b.md and stored source_path 'user:pw@host/a/b.md':
+    # the password in every result's URI (the source key itself is the caller's, kept)
+    url = "https://reader:pw71secretQ@docs.example.com/guide/deploy.md"
+    with Treehop(None, embedder=BagOfWordsEmbedder(), tagger=None) as th:
+        if framework == "langchain":
+            uris = lc_add_documents(
+                th, [Document(page_content="deploy steps", metadata={"source": url})]
+            )
+        else:
+            uris = li_add_documents(
+                th, [LIDocument(text="deploy steps", metadata={"file_path": url})]
+            )
+        uri = uris[0]
+        assert uri == "viking://resources/docs.example.com/guide/deploy.md"
+        meta = th.stat(uri).metadata
+        assert meta["source_path"] == "docs.example.com/guide/deploy.md"
+        found = th.find("deploy steps")
+        assert all("pw71secretQ" not in c.uri for c in found.contexts())
