@@ -3,7 +3,9 @@ attacks71)"). Each test but the controls fails on 9c20d29 (main before this roun
 
 from __future__ import annotations
 
+import contextlib
 import copyreg
+import io
 import pickle
 from collections.abc import Sequence
 from pathlib import Path
@@ -20,6 +22,7 @@ from langchain_treehop import add_documents as lc_add_documents
 from llama_index.retrievers.treehop import TreehopRetriever as LITreehopRetriever
 from llama_index.retrievers.treehop import add_documents as li_add_documents
 from treehop import Treehop
+from treehop.cli import main
 from treehop.embedders.openai_compatible import OpenAICompatibleEmbedder
 from treehop.errors import EmbeddingError, LLMError, TreehopError, UnknownArgumentError
 from treehop.llm import OpenAICompatibleLLM
@@ -306,3 +309,30 @@ def test_a_sources_url_credentials_are_not_placed_into_its_uri_or_source_path(
         assert meta["source_path"] == "docs.example.com/guide/deploy.md"
         found = th.find("deploy steps")
         assert all("pw71secretQ" not in c.uri for c in found.contexts())
+
+
+# ------------------------------------------------ 6. what `session add` stored, as `show` prints it
+
+
+def test_session_show_prints_no_bidirectional_override_a_message_holds(tmp_path: Path) -> None:
+    # 9c20d29: ESC and BEL were shown as U+FFFD, but U+202E (right-to-left override) and the
+    # isolates went to the terminal as stored: a terminal that reorders by them printed the
+    # rest of the row backwards
+    class _Factory:
+        def __call__(self, options: Any) -> Treehop:
+            return Treehop(options.path, user=options.user, embedder=BagOfWordsEmbedder())
+
+    def run(*argv: str) -> str:
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            assert main(list(argv), client_factory=_Factory()) == 0
+        return out.getvalue()
+
+    idx = ["--index", str(tmp_path / "ix")]
+    with Treehop(tmp_path / "ix", embedder=BagOfWordsEmbedder(), tagger=None) as th:
+        th.add_resource("Backups run nightly.", name="ops")
+    sid = run("session", "new", *idx).strip()
+    run("session", "add", sid, "user", "pay \u202eusd 001\u202c now \u2067x\u2069 \u200fok", *idx)
+    shown = run("session", "show", sid, *idx)
+    assert not any(c in shown for c in "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+    assert "usd 001" in shown and "\u200fok" in shown  # (the text kept, a mark kept)
