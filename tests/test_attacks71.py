@@ -7,6 +7,8 @@ import contextlib
 import copyreg
 import io
 import pickle
+import subprocess
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -17,6 +19,7 @@ from langchain_core.vectorstores import VectorStore as LCVectorStore
 from llama_index.core.schema import Document as LIDocument
 from pydantic import ValidationError
 
+import treehop
 from langchain_treehop import TreehopRetriever, TreehopVectorStore
 from langchain_treehop import add_documents as lc_add_documents
 from llama_index.retrievers.treehop import TreehopRetriever as LITreehopRetriever
@@ -25,13 +28,15 @@ from treehop import Treehop
 from treehop.cli import main
 from treehop.embedders.openai_compatible import OpenAICompatibleEmbedder
 from treehop.errors import EmbeddingError, LLMError, TreehopError, UnknownArgumentError
-from treehop.llm import OpenAICompatibleLLM
+from treehop.llm import ChatMessage, OpenAICompatibleLLM
 from treehop.models import Node
 from treehop.redaction import register_secret
 from treehop.stores.base import VectorStore
 from treehop.tagging.base import NodeTags
 from treehop.tagging.ingest import IngestTagger
 
+from fake_servers._http_base import Reply
+from fake_servers.openai_chat import FakeOpenAIChatServer
 from treehop_test_doubles import BagOfWordsEmbedder
 
 KEY = "plainkey71qqzz"  # (no recognisable key shape: only registration redacts it)
@@ -336,3 +341,53 @@ def test_session_show_prints_no_bidirectional_override_a_message_holds(tmp_path:
     shown = run("session", "show", sid, *idx)
     assert not any(c in shown for c in "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
     assert "usd 001" in shown and "\u200fok" in shown  # (the text kept, a mark kept)
+
+
+# -------------------------------------------------------- 7. a key given as an extra header
+
+RETRIEVAL = Path(treehop.__file__).resolve().parents[1]  # (the code under test, in the child too)
+
+
+@pytest.mark.parametrize(
+    ("header", "value"),
+    [("api-key", "hdrkey71azure"), ("Authorization", "Bearer hdrkey71bearer")],
+)
+def test_a_key_given_as_a_header_is_redacted_from_an_error_echoing_it(
+    header: str, value: str
+) -> None:
+    # 9c20d29: only api_key and a URL's credentials were registered; a key sent as a header
+    # (Azure OpenAI's api-key) and echoed by the server's 401 was shown whole in LLMError
+    key = value.rpartition(" ")[2]
+    with FakeOpenAIChatServer() as srv:
+        srv.script(Reply(401, {"error": {"message": f"Incorrect key provided: {key}"}}))
+        llm = OpenAICompatibleLLM(
+            "m", base_url=srv.base_url, extra_headers={header: value}, max_retries=0
+        )
+        with pytest.raises(LLMError) as ei:
+            llm.complete([ChatMessage(role="user", content="hi")])
+        assert srv.requests[-1].headers[header.lower()] == value  # (it was sent)
+    assert "Incorrect key provided" in str(ei.value) and key not in str(ei.value)
+
+
+def test_a_new_process_that_unpickles_an_embedder_redacts_its_header_key(tmp_path: Path) -> None:
+    # 9c20d29: a key in the headers was registered nowhere, so not in the new process either
+    key = "hdrkey71pickled"
+    e = OpenAICompatibleEmbedder("m", base_url="http://127.0.0.1:9/v1", headers={"x-api-key": key})
+    blob = tmp_path / "embedder.pickle"
+    blob.write_bytes(pickle.dumps(e))
+    probe = (
+        "import pickle, sys; from treehop.redaction import redact; "
+        f"before = redact('echo {key}'); pickle.loads(open(sys.argv[1], 'rb').read()); "
+        f"print(before, '|', redact('echo {key}'))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe, str(blob)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={"PYTHONPATH": str(RETRIEVAL), "PATH": "/usr/bin:/bin"},
+        check=True,
+    ).stdout.strip()
+    before, after = (s.strip() for s in out.split("|"))
+    assert before == f"echo {key}"  # (the control: not recognisable unregistered)
+    assert key not in after and after.startswith("echo ")

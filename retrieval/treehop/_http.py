@@ -55,6 +55,7 @@ from .redaction import (
     register_secret,
     register_url_secrets,
 )
+from .secrets import SECRET_NAME_PARTS
 
 install_log_filter()
 
@@ -194,6 +195,20 @@ def state_without_pools(obj: object, pools: tuple[str, ...]) -> dict[str, Any]:
     return {k: v for k, v in vars(obj).items() if k != "_lock" and k not in pools}
 
 
+def register_header_secrets(headers: Mapping[Any, Any]) -> None:
+    """Register the values of a client's extra headers whose names say they carry a
+    credential (``api-key`` of Azure OpenAI, ``x-api-key``, ``Authorization``, a
+    ``X-Auth-Token``), whole and, for ``Bearer X`` / ``Basic X``, the ``X``. Why (helper
+    attacks71): a key given as a header rather than as ``api_key`` was never registered,
+    and a server echoing it (``Incorrect api-key provided: ...``) put it whole into the
+    client's error."""
+    for name, value in headers.items():
+        low = str(name).lower()
+        if isinstance(value, str) and ("auth" in low or any(p in low for p in SECRET_NAME_PARTS)):
+            register_secret(value)
+            register_secret(value.strip().rpartition(" ")[2])
+
+
 def restore_without_pools(
     obj: object, state: object, pools: tuple[str, ...], *, url_key: str, error: type[TreehopError]
 ) -> None:
@@ -224,6 +239,9 @@ def restore_without_pools(
     register_url_secrets(url)
     if api_key is not None:
         register_secret(api_key.get_secret_value())
+    headers = state.get("_extra_headers")
+    if isinstance(headers, Mapping):
+        register_header_secrets(headers)
 
 
 def endpoint(base_url: str, path: str) -> str:

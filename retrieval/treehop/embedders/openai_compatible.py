@@ -52,6 +52,7 @@ from .._http import (
     deadline_scope,
     endpoint,
     error_text,
+    register_header_secrets,
     request,
     restore_without_pools,
     state_without_pools,
@@ -158,6 +159,7 @@ class OpenAICompatibleEmbedder(BaseEmbedder):
         self._retry = retry or RetryPolicy()
         self._max_input_chars = max_input_chars
         self._extra_headers = dict(headers or {})
+        register_header_secrets(self._extra_headers)
         self._extra_body = dict(extra_body or {})
         if name is None:
             name = f"openai-compatible:{model}"

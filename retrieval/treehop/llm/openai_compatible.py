@@ -41,6 +41,7 @@ from .._http import (
     check_seconds,
     endpoint,
     error_text,
+    register_header_secrets,
     request,
     restore_without_pools,
     state_without_pools,
@@ -135,6 +136,7 @@ class OpenAICompatibleLLM(BaseLLM):
         self.retry = RetryPolicy(max_retries=max_retries, backoff_s=backoff_s)
         self._api_key = resolve_api_key(api_key)
         self._extra_headers = dict(extra_headers or {})
+        register_header_secrets(self._extra_headers)
         self._extra_body = dict(extra_body or {})
         self._lock = threading.Lock()
         self._client: httpx.Client | None = None
