@@ -321,13 +321,19 @@ def _with_field_hints(exc: ValidationError, fields: Iterable[str]) -> Validation
     message longer; the other errors of the call are rebuilt as they were. Why: pydantic
     named the field and not the one meant. The value given under a name that says it is a
     secret (``api_key=`` where ``llm_api_key`` is meant) is left out: pydantic echoed it as
-    ``input_value='sk-...'``."""
+    ``input_value='sk-...'``. So is every input where one holds a secret
+    (:func:`~treehop.integration_kit.shows_secret`), and a name an error cannot show as
+    given (a control character, a registered key, past 100 characters) is the place as
+    :func:`~treehop.integration_kit.shown_name` shows it (helper attacks71)."""
     errors = exc.errors(include_url=False)
     # A model-level check's error carries the whole constructor dict as its input, an
     # ``llm_api_key`` string included: pydantic printed its first characters.
     hide = any(
         isinstance(e["input"], Mapping) and any(map(kit.looks_secret, e["input"])) for e in errors
     )
+    # (a registered key or a URL's password given under any name: pydantic echoed it as the
+    # value; helper attacks71)
+    hide = hide or any(kit.shows_secret(e["input"]) for e in errors)
     if not hide and not any(e["type"] == "extra_forbidden" for e in errors):
         return exc
     known = list(fields)
@@ -339,12 +345,15 @@ def _with_field_hints(exc: ValidationError, fields: Iterable[str]) -> Validation
             hint = f"; did you mean {meant!r}?" if meant else ""
             secret = kit.looks_secret(loc[0])
             hide = hide or secret
+            # the name as an error shows it (escaped, redacted, cut: kit.shown_name); an
+            # ordinary name as it is
+            shown = kit.shown_name(loc[0])
             rebuilt.append(
                 {
                     "type": PydanticCustomError(
                         "extra_forbidden", "Extra inputs are not permitted{hint}", {"hint": hint}
                     ),
-                    "loc": loc,
+                    "loc": loc if shown[1:-1] == loc[0] else (shown,),
                     "input": "***" if secret else e["input"],
                 }
             )

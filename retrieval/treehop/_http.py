@@ -45,8 +45,9 @@ from typing import Any, TypeVar
 
 import httpcore
 import httpx
+from pydantic import SecretStr
 
-from .errors import InvalidConfigError
+from .errors import InvalidConfigError, TreehopError
 from .redaction import (
     install_log_filter,
     redact,
@@ -54,6 +55,7 @@ from .redaction import (
     register_secret,
     register_url_secrets,
 )
+from .secrets import SECRET_NAME_PARTS
 
 install_log_filter()
 
@@ -193,13 +195,43 @@ def state_without_pools(obj: object, pools: tuple[str, ...]) -> dict[str, Any]:
     return {k: v for k, v in vars(obj).items() if k != "_lock" and k not in pools}
 
 
+def register_header_secrets(headers: Mapping[Any, Any]) -> None:
+    """Register the values of a client's extra headers whose names say they carry a
+    credential (``api-key`` of Azure OpenAI, ``x-api-key``, ``Authorization``, a
+    ``X-Auth-Token``), whole and, for ``Bearer X`` / ``Basic X``, the ``X``. Why (helper
+    attacks71): a key given as a header rather than as ``api_key`` was never registered,
+    and a server echoing it (``Incorrect api-key provided: ...``) put it whole into the
+    client's error."""
+    for name, value in headers.items():
+        low = str(name).lower()
+        if isinstance(value, str) and ("auth" in low or any(p in low for p in SECRET_NAME_PARTS)):
+            register_secret(value)
+            register_secret(value.strip().rpartition(" ")[2])
+
+
 def restore_without_pools(
-    obj: object, state: dict[str, Any], pools: tuple[str, ...], *, url: str, api_key: Any
+    obj: object, state: object, pools: tuple[str, ...], *, url_key: str, error: type[TreehopError]
 ) -> None:
     """The other half of :func:`state_without_pools`: the attributes back, a new lock, no
     pools; the URL's credentials and the API key registered with :mod:`treehop.redaction`
     again, since a new process's registry does not hold them (an error echoing the key
-    would otherwise show it)."""
+    would otherwise show it).
+
+    A state this code did not write (another version's pickle, a modified one: not a dict
+    of names, its URL under ``url_key`` not a string, its key neither a ``SecretStr`` nor
+    ``None``) raises ``error`` naming the class, before anything is set. Why (helper
+    attacks71): a raw ``KeyError`` / ``AttributeError`` / ``TypeError`` escaped, and a key
+    given as a plain string would have been kept where every other path holds a
+    ``SecretStr``, shown by a ``vars()`` or a traceback's locals."""
+    what = type(obj).__name__
+    if not isinstance(state, dict) or not all(isinstance(k, str) for k in state):
+        raise error(f"cannot unpickle {what}: its state is not one treehop wrote")
+    url, api_key = state.get(url_key), state.get("_api_key")
+    if not isinstance(url, str) or not (api_key is None or isinstance(api_key, SecretStr)):
+        raise error(
+            f"cannot unpickle {what}: its state has no URL string or a key that is not a "
+            "SecretStr (written by another version?); build it again with its settings"
+        )
     vars(obj).update(state)
     vars(obj)["_lock"] = threading.Lock()
     for name in pools:
@@ -207,6 +239,9 @@ def restore_without_pools(
     register_url_secrets(url)
     if api_key is not None:
         register_secret(api_key.get_secret_value())
+    headers = state.get("_extra_headers")
+    if isinstance(headers, Mapping):
+        register_header_secrets(headers)
 
 
 def endpoint(base_url: str, path: str) -> str:

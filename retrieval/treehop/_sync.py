@@ -77,13 +77,29 @@ class LoopThread:
         self._pid = os.getpid()
         """The process the loop thread runs in (a child made by ``os.fork`` has no copy)."""
         self._loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(
-            target=self._loop.run_forever, name="treehop-loop", daemon=True
-        )
+        self._thread = threading.Thread(target=self._serve, name="treehop-loop", daemon=True)
         self._thread.start()
         self._local = threading.local()
         self._callers: weakref.WeakSet[_CallerLoop] = weakref.WeakSet()
         self._callers_lock = threading.Lock()
+
+    def _serve(self) -> None:
+        """The loop thread: the loop runs until :meth:`close` stops it.
+
+        Why a loop around ``run_forever`` (helper attacks71): asyncio lets a task's
+        ``KeyboardInterrupt`` / ``SystemExit`` out of ``run_forever`` (a tagger, embedder or
+        callback raising one in a worker thread), which ended the thread in the middle of a
+        write: the write's task was never resumed, so its rollback never ran (an in-memory
+        store kept half of it, the write lock stayed taken) and every later call, ``close``
+        included, got :class:`ClientClosedError`. The task that raised holds the exception
+        as its result; run again, the loop resumes the tasks awaiting it, which unwind (the
+        write rolls back) and hand it to their callers."""
+        while True:
+            try:
+                self._loop.run_forever()
+            except (KeyboardInterrupt, SystemExit):
+                continue
+            return
 
     def run(self, coro: Coroutine[Any, Any, T]) -> T:
         """Run ``coro`` on the loop thread and wait for its result.

@@ -85,6 +85,7 @@ from .ingest.records import IngestRecord, PlacementKwargs
 from .ingest.writer import ProgressCallback
 from .memory import MAX_TURN_CHARS
 from .models import ContextType, FindResult, MatchedContext
+from .redaction import redact
 from .search_options import SearchKwargs
 from .secrets import SECRET_NAME_PARTS
 from .stores.base import CountingStore, VectorStore
@@ -1134,6 +1135,26 @@ def looks_secret(name: object) -> bool:
     return isinstance(name, str) and any(p in name.lower() for p in SECRET_NAME_PARTS)
 
 
+def shown_name(name: object) -> str:
+    """An argument's name as an error shows it: its repr (control and bidi characters
+    escaped), redacted (:func:`~treehop.redaction.redact`), at most 100 characters. Why
+    (helper attacks71): a name is the caller's text like a value is; a registered key
+    given as a keyword's name (``**{key: ...}``) was echoed whole, and a megabyte name
+    whole too (LangChain's error printed a newline in one as a line of its own)."""
+    text = redact(repr(name) if isinstance(name, str) else repr(str(name)))
+    return text if len(text) <= 100 else f"{text[:97]}..."
+
+
+def shows_secret(value: object) -> bool:
+    """Whether ``value``'s repr holds a secret :func:`~treehop.redaction.redact` masks (a
+    registered key, a URL's password): an error echoing it must leave it out."""
+    try:
+        text = repr(value)
+    except Exception:  # (a repr that raises: shown by pydantic as such, nothing echoed)
+        return False
+    return redact(text) != text
+
+
 def unknown_arguments(
     owner: str,
     unknown: Iterable[str],
@@ -1147,7 +1168,7 @@ def unknown_arguments(
     (``elsewhere``: a search's ``k`` given to a vector store), then what ``owner`` takes."""
     parts: list[str] = []
     for name in sorted(unknown):
-        said = f"unknown argument {name!r:.100}"
+        said = f"unknown argument {shown_name(name)}"
         meant = did_you_mean(name, takes, synonyms)
         if elsewhere and name in elsewhere:
             said += f": {elsewhere[name]}"
@@ -1255,6 +1276,8 @@ __all__ = [
     "run_on",
     "run_sync",
     "shared_options",
+    "shown_name",
+    "shows_secret",
     "source_refusal",
     "top_hits",
     "unknown_arguments",

@@ -171,9 +171,13 @@ class MemoryWriteResult:
 
 
 def _field(msg: Any, name: str) -> Any:
-    if isinstance(msg, Mapping):
-        return msg.get(name)
-    return getattr(msg, name, None)
+    """A message's field; a ``str`` subclass (``numpy.str_``, a str enum, a caller's own) as
+    the plain string it holds. Why (helper attacks71): the checks below called its methods,
+    which a subclass may override: a ``__len__`` answering 0 let a 30,000-character turn
+    past :data:`MAX_TURN_CHARS`, a ``strip`` answering a non-string raised a raw
+    ``TypeError``."""
+    value = msg.get(name) if isinstance(msg, Mapping) else getattr(msg, name, None)
+    return str.__str__(value) if isinstance(value, str) else value
 
 
 MESSAGE_TYPE_ROLES = {
@@ -294,7 +298,7 @@ def parse_messages(messages: Sequence[Any], default_time: float) -> list[Turn]:
             # A LangChain message whose content is a list of blocks (``[{"type": "text",
             # "text": ...}]``, as many chat models answer) has its text in ``.text``.
             text = getattr(msg, "text", None)
-            content = str(text) if isinstance(text, str) else content
+            content = str.__str__(text) if isinstance(text, str) else content
         # (only invisible characters count as empty: see validation.is_blank)
         if not isinstance(content, str) or is_blank(content):
             hint = ""
@@ -1381,6 +1385,8 @@ async def remember(
     metadata, so ``since`` / ``until`` find it; re-remembering the same name replaces it.
     """
     t0 = time.perf_counter()
+    if isinstance(text, str):  # (a subclass as the string it holds: see _field)
+        text = str.__str__(text)
     if not isinstance(text, str) or is_blank(text):
         raise InvalidQueryError("text must be a string with a visible character")
     if len(text) > MAX_TURN_CHARS:

@@ -559,6 +559,9 @@ class SessionStore:
             raise InvalidQueryError(f"invalid role {role!r}: use one of {', '.join(ROLES)}")
         if not isinstance(content, str):
             raise InvalidQueryError(f"content must be a string, got {type(content).__name__}")
+        # (a str subclass as the string it holds: its own ``__len__`` answering 0 let a
+        # message of any length past the bound below; helper attacks71)
+        content = str.__str__(content)
         if not content.strip():
             raise InvalidQueryError("content must not be empty")
         if len(content) > MAX_MESSAGE_CHARS:

@@ -100,6 +100,9 @@ def check_query(query: object) -> str:
     surrogates)."""
     if not isinstance(query, str):
         raise InvalidQueryError(f"query must be a string, got {type(query).__name__}")
+    # (a str subclass as the string it holds: its own ``__len__`` answering 0 let a query of
+    # any length past the bound below; helper attacks71)
+    query = str.__str__(query)
     if not query.strip():
         raise InvalidQueryError("query is empty")
     if "\x00" in query:

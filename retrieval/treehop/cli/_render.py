@@ -54,13 +54,17 @@ def truncate(text: str, width: int) -> str:
     return "".join(out) + "…"
 
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 
 def printable(text: str) -> str:
     """``text`` with C0/C1 control characters (but newline and tab) shown as U+FFFD: a
     document's ESC sequences (window title, clear screen, hidden text) and BEL must not act
-    on the user's terminal."""
+    on the user's terminal. So are the bidirectional embeddings, overrides and isolates
+    (U+202A-202E, U+2066-2069): a terminal that reorders by them showed a message or an
+    abstract spelled backwards across the row's other columns (helper attacks71; a URI and
+    a speaker refuse them already). The marks (U+200E, U+200F), which right-to-left text
+    uses and which reorder nothing past their neighbours, are kept."""
     return _CONTROL.sub("\ufffd", text)
 
 

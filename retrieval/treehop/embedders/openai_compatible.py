@@ -52,6 +52,7 @@ from .._http import (
     deadline_scope,
     endpoint,
     error_text,
+    register_header_secrets,
     request,
     restore_without_pools,
     state_without_pools,
@@ -158,6 +159,7 @@ class OpenAICompatibleEmbedder(BaseEmbedder):
         self._retry = retry or RetryPolicy()
         self._max_input_chars = max_input_chars
         self._extra_headers = dict(headers or {})
+        register_header_secrets(self._extra_headers)
         self._extra_body = dict(extra_body or {})
         if name is None:
             name = f"openai-compatible:{model}"
@@ -241,9 +243,7 @@ class OpenAICompatibleEmbedder(BaseEmbedder):
         return state_without_pools(self, self._POOLS)
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        restore_without_pools(
-            self, state, self._POOLS, url=state["_url"], api_key=state.get("_api_key")
-        )
+        restore_without_pools(self, state, self._POOLS, url_key="_url", error=EmbeddingError)
         self._owns_client = True
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Self:

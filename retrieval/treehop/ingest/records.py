@@ -138,7 +138,9 @@ def _path_parts(value: str) -> list[str]:
     """:func:`path_segments` before each part becomes a URI segment (the names as given)."""
     parts = urlsplit(value)
     if parts.scheme in _URL_SCHEMES and parts.netloc:
-        raw = [parts.netloc, *parts.path.split("/")]
+        # (the host, without a ``user:password@``: the credentials became the first segment
+        # of the URI and of ``source_path``, shown in every result; helper attacks71)
+        raw = [parts.netloc.rpartition("@")[2], *parts.path.split("/")]
     else:
         raw = value.replace("\\", "/").split("/")
     out: list[str] = []

@@ -41,6 +41,7 @@ from .._http import (
     check_seconds,
     endpoint,
     error_text,
+    register_header_secrets,
     request,
     restore_without_pools,
     state_without_pools,
@@ -135,6 +136,7 @@ class OpenAICompatibleLLM(BaseLLM):
         self.retry = RetryPolicy(max_retries=max_retries, backoff_s=backoff_s)
         self._api_key = resolve_api_key(api_key)
         self._extra_headers = dict(extra_headers or {})
+        register_header_secrets(self._extra_headers)
         self._extra_body = dict(extra_body or {})
         self._lock = threading.Lock()
         self._client: httpx.Client | None = None
@@ -152,9 +154,7 @@ class OpenAICompatibleLLM(BaseLLM):
         return state_without_pools(self, self._POOLS)
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        restore_without_pools(
-            self, state, self._POOLS, url=state["base_url"], api_key=state.get("_api_key")
-        )
+        restore_without_pools(self, state, self._POOLS, url_key="base_url", error=LLMError)
 
     def __repr__(self) -> str:
         key = "set" if self._api_key is not None else "none"
