@@ -302,6 +302,11 @@ change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py
   labels dropped (:func:`split_vsftpd_faq`), beside the folder's notes, the example set-ups
   and the two man pages. Built in stop 62 and measured once: an untuned check (helper
   heldout54).
+* ``graphicsmagick-faq``: GraphicsMagick's FAQ (Debian ``graphicsmagick``, ``www/FAQ.html``:
+  docutils HTML, ~34 ``<h1>`` sections, asked or stated): every question and the contents
+  box deleted (:func:`split_gm_faq`), beside every other page of the ``www/`` site, banner
+  and menu out (changelogs, news, licence and the generated ``wand/`` API reference out).
+  Built in stop 62 and measured once: an untuned check (helper heldout55).
 * ``cranfield``: Cranfield's 225 queries over the 1,400 abstracts clustered into a topic tree
   (``datasets.build_cranfield_tree``), read in place from ``shared/data/cranfield``; the qrel
   is each relevant abstract's text with its graded gain.
@@ -388,6 +393,7 @@ HELD_OUT_SETS = (
     "openvswitch-faq",
     "exiftool-faq",
     "vsftpd-faq",
+    "graphicsmagick-faq",
 )
 """Natural-question sets that no screening script reads by default (``--sets`` names them):
 measured once per change as an untuned check of whether a method chosen on the sets above
@@ -9211,6 +9217,138 @@ def vsftpd_faq_set() -> NaturalSet:
     )
 
 
+# --------------------------------------------------------------------------------------
+# An FAQ page of a docutils-built site, one <h1> section per question (GraphicsMagick)
+# --------------------------------------------------------------------------------------
+
+GM_PACKAGE = "graphicsmagick"
+GM_WWW = "usr/share/doc/graphicsmagick/www"
+GM_FAQ = "FAQ.html"
+"""GraphicsMagick's FAQ as its authors wrote it (reStructuredText, ``www/FAQ.rst`` in the
+GraphicsMagick source, built by docutils into the project's web pages; Debian's
+``graphicsmagick`` ships the site under ``/usr/share/doc/graphicsmagick/www``): the site's
+banner (logo, search form) and navigation menu, the ``<h1 class="title">``, a contents box
+(``<div class="contents topic">``: every question again as an in-page link), then ~34
+entries, each a ``<div class="section" id="...">`` whose ``<h1>`` is the question ("How can
+I process many files at once?", some stated: "When I display a PostScript image, white
+borders are trimmed.") wrapped in a back-link to the contents, with ``<em>`` / ``<cite>``
+inside some; answers are paragraphs, ``literal-block`` commands, lists. After the last entry
+a rule and the site's footer (a copyright line, on every page)."""
+GM_LEFT_OUT = (
+    "ChangeLog-",
+    "Changelog.html",
+    "Changes.html",
+    "NEWS.html",
+    "Copyright.html",
+)
+"""Left out of ``www/``: the changelogs (``ChangeLog-2001.html`` .. ``ChangeLog-2022.html``,
+their index ``Changelog.html``, ``Changes.html``) and the release news ``NEWS.html`` (the
+changelog every other set leaves out), and the licence (``Copyright.html``, the copyright
+every other set leaves out); a name starting with one of these is out. Also out: the
+``wand/`` folder (the C API reference generated from the source's comments, 238 K characters
+converted: a second tree of another kind, as lxml's ``apidoc/``; chosen on size and kind
+before any number), the images and style sheets, ``smile.c`` (a sample program), and the
+package's text copies of the pages (``README.txt``, ``NEWS.txt``), changelogs and
+copyright. Every other page of ``www/`` is in, each up to :data:`GM_MAX_PAGE_CHARS`."""
+GM_TEXTS = ("README.Debian",)
+"""Debian's note on the package: in, as text."""
+GM_MAX_PAGE_CHARS = 150_000
+"""A converted page over this stays out and is named (the value the other sets use, not
+chosen for this set)."""
+_GM_CHROME = re.compile(
+    r"""\bclass\s*=\s*["'](?:banner|navmenu|contents)(?=["'\s])""", re.IGNORECASE
+)
+_GM_QUESTION = re.compile(
+    r"<div\b[^<>]*\bclass=\"section\"[^<>]*\bid=\"([^\"]+)\"[^<>]*>\s*"
+    r"<h1\b[^<>]*>((?:(?!</?h1\b).)*)</h1\s*>",
+    re.IGNORECASE | re.DOTALL,
+)
+_GM_FOOTER = re.compile(
+    r"<hr\b[^<>]*>\s*<div\b[^<>]*>\s*<p>\s*<a\s+href=\"Copyright\.html\"", re.IGNORECASE
+)
+
+
+def gm_page_markdown(page_html: str) -> str:
+    """A page of GraphicsMagick's docutils-built site as markdown: without the banner, the
+    navigation menu and the contents box (:func:`drop_divs`: the same words on every page,
+    or every section title of the page again) through :func:`page_to_markdown`."""
+    return page_to_markdown(drop_divs(page_html, _GM_CHROME))
+
+
+def split_gm_faq(page_html: str) -> tuple[str, list[tuple[str, str, str]]]:
+    """GraphicsMagick's FAQ page (docutils HTML) -> (the page as markdown without its
+    questions, [(id, question, answer)]).
+
+    The page without its banner, navigation menu and contents box (:func:`drop_divs`). An
+    entry is a ``<div class="section" id="...">`` opening right before an ``<h1>`` (the
+    page's own ``<h1 class="title">`` opens no section: it stays); the heading's text is the
+    question (tags removed without a space, so the back-link to the contents and ``<em>``
+    leave their words; entities read; spaces folded), whatever its form, and leaves the
+    page. Its answer is the text after the heading up to the next entry, or for the last
+    one up to the footer's rule (``<hr>`` over the copyright line, which stays in the page,
+    in no answer) (:func:`page_to_markdown`). Ids are the section's id, a repeat ``-2``;
+    an entry with no text under it asks nothing. The pattern cannot cross a heading's
+    tags: linear."""
+    body = drop_divs(page_html, _GM_CHROME)
+    footers = list(_GM_FOOTER.finditer(body))
+    end_of_entries = footers[-1].start() if footers else len(body)
+    intro, spans = _entry_spans(body[:end_of_entries], _GM_QUESTION)
+    parts = [intro]
+    qa: list[tuple[str, str, str]] = []
+    seen: dict[str, int] = {}
+    for m, end in spans:
+        answer = page_to_markdown(body[m.end() : end]).strip()
+        question = _norm(html.unescape(_TAG.sub("", m.group(2))))
+        if answer and question:
+            qa.append((_repeat_id(seen, m.group(1)), question, answer))
+        parts.append(answer)
+    if footers:
+        parts.append(page_to_markdown(body[end_of_entries:]).strip())
+    return _joined_parts(parts), qa
+
+
+def graphicsmagick_faq_set() -> NaturalSet:
+    """GraphicsMagick's FAQ as Debian's ``graphicsmagick`` ships it
+    (``/usr/share/doc/graphicsmagick/www/FAQ.html``: ~34 entries by GraphicsMagick's
+    authors, asked "How do I extract a single image from a multi-image file?" or stated "I
+    get a memory allocation error. What can I do?") as one page ``FAQ.md`` with every
+    question and the contents box deleted (:func:`split_gm_faq`), beside every other page
+    of ``www/`` but :data:`GM_LEFT_OUT` (:func:`gm_page_markdown`, each up to
+    :data:`GM_MAX_PAGE_CHARS`) and Debian's note. Ids are the FAQ's section ids
+    (``graphicsmagick-faq:how-can-i-process-many-files-at-once``). Entries whose answer is
+    under :data:`MIN_ANSWER_WORDS` words are left out and named. Built in stop 62 and
+    measured once, with no change to the retriever: an untuned check (helper heldout55)."""
+    root, www, faq_path = _packaged_doc(GM_PACKAGE, GM_WWW, GM_FAQ)
+    text, qa = split_gm_faq(_doc_text(faq_path, "utf-8"))
+    files = {"FAQ.md": text}
+    asked = _faq_questions("graphicsmagick-faq", qa, "FAQ.md")
+    names = sorted(
+        p.name
+        for p in www.glob("*.html")
+        if p.is_file() and p.name != GM_FAQ and not p.name.startswith(GM_LEFT_OUT)
+    )
+    kept, too_long = _add_pages(
+        files, www, names, "utf-8", GM_MAX_PAGE_CHARS, to_markdown=gm_page_markdown
+    )
+    notes = _add_notes(files, www.parent, GM_TEXTS)
+    return _judged_package_set(
+        "graphicsmagick-faq",
+        root,
+        files,
+        asked,
+        lambda version, unjudged: (
+            f"GraphicsMagick FAQ from {GM_PACKAGE} {version} (www/FAQ.html, docutils HTML, "
+            f"one page; its {len(qa)} <h1> questions and the contents box deleted) + "
+            f"{len(kept)} other pages of www/ (banner, menu and contents boxes out; left "
+            f"out, over {GM_MAX_PAGE_CHARS} chars: {', '.join(too_long) or 'none'}) and "
+            f"{', '.join(notes) or 'no notes'}; the changelogs, NEWS, the licence page, "
+            "wand/ (the generated C API reference), text copies and copyright out; answer = "
+            "the text under a question up to the next one; left out, answer under "
+            f"{MIN_ANSWER_WORDS} words: {' | '.join(unjudged) or 'none'}"
+        ),
+    )
+
+
 BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "django-faq": lambda emb: django_faq_set(),
     "gitfaq": lambda emb: gitfaq_set(),
@@ -9269,6 +9407,7 @@ BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "openvswitch-faq": lambda emb: openvswitch_faq_set(),
     "exiftool-faq": lambda emb: exiftool_faq_set(),
     "vsftpd-faq": lambda emb: vsftpd_faq_set(),
+    "graphicsmagick-faq": lambda emb: graphicsmagick_faq_set(),
     "cranfield": cranfield_set,
     "pytest-derived": lambda emb: pytest_derived_set(),
 }
