@@ -307,6 +307,10 @@ change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py
   box deleted (:func:`split_gm_faq`), beside every other page of the ``www/`` site, banner
   and menu out (changelogs, news, licence and the generated ``wand/`` API reference out).
   Built in stop 62 and measured once: an untuned check (helper heldout55).
+* ``expect-faq``: Expect's FAQ (Debian ``expect``, ``FAQ.gz``: plain text, ~54 numbered
+  ``#N.`` questions people mailed its author, answered mostly by his replies): every
+  question and the list of them deleted (:func:`split_expect_faq`), beside the README and
+  the man pages. Built in stop 62 and measured once: an untuned check (helper heldout55).
 * ``cranfield``: Cranfield's 225 queries over the 1,400 abstracts clustered into a topic tree
   (``datasets.build_cranfield_tree``), read in place from ``shared/data/cranfield``; the qrel
   is each relevant abstract's text with its graded gain.
@@ -394,6 +398,7 @@ HELD_OUT_SETS = (
     "exiftool-faq",
     "vsftpd-faq",
     "graphicsmagick-faq",
+    "expect-faq",
 )
 """Natural-question sets that no screening script reads by default (``--sets`` names them):
 measured once per change as an untuned check of whether a method chosen on the sets above
@@ -9349,6 +9354,155 @@ def graphicsmagick_faq_set() -> NaturalSet:
     )
 
 
+# --------------------------------------------------------------------------------------
+# A plain-text FAQ of numbered "#N." questions over mailed answers, rules between them
+# (Expect)
+# --------------------------------------------------------------------------------------
+
+EXPECT_PACKAGE = "expect"
+EXPECT_DOC = "usr/share/doc/expect"
+EXPECT_FAQ = "FAQ.gz"
+"""Expect's FAQ as its author kept it (Don Libes, in the Expect source's ``FAQ``;
+``/usr/share/doc/expect/FAQ.gz``, plain text, "I've left the original questions ... to see
+actual people who've asked the questions"): an introduction, the list of the ~54 questions
+(``#1. I keep hearing about Expect.  So what is it?``; some wrapped over a second line,
+indented or not) under group titles (``**** General ****``), a banner ``* Questions and
+Answers`` between lines of a single ``*``, then the entries in the same groups: the
+numbered question line(s) again, a blank line, the answer (mostly the author's mail
+replies, their headers and the asker's quoted words kept: ``From:``, ``Subject:``,
+``>So, what is Expect?``), a rule of ``=`` after each; after the last a disclaimer and
+"Last edited"."""
+EXPECT_TEXTS = ("README.gz",)
+"""The package's README (what Expect is, the papers and the book, installing): in, as text.
+Left out: ``NEWS`` (the release history), ``NEWS.Debian``, the changelogs and the
+copyright."""
+EXPECT_MAN = (
+    "usr/share/man/man1/expect.1.gz",
+    "usr/share/man/man1/expect_autoexpect.1.gz",
+    "usr/share/man/man1/expect_cryptdir.1.gz",
+    "usr/share/man/man1/expect_decryptdir.1.gz",
+    "usr/share/man/man1/expect_dislocate.1.gz",
+    "usr/share/man/man1/expect_kibitz.1.gz",
+    "usr/share/man/man1/expect_mkpasswd.1.gz",
+    "usr/share/man/man1/expect_multixterm.1.gz",
+    "usr/share/man/man1/expect_passmass.1.gz",
+    "usr/share/man/man1/expect_tknewsbiff.1.gz",
+    "usr/share/man/man1/expect_unbuffer.1.gz",
+    "usr/share/man/man1/expect_xkibitz.1.gz",
+)
+"""The package's man pages: ``expect(1)`` (the language, every command the answers name)
+and the example programs' pages it installs (``autoexpect``, ``kibitz``, ``unbuffer``, ...),
+in under ``man/``; the short names (``kibitz.1.gz``) are links to these and not read
+twice."""
+EXPECT_MAX_PAGE_CHARS = 150_000
+"""A note or man page over this stays out and is named (the value the other sets use, not
+chosen for this set)."""
+_EXPECT_QUESTION = re.compile(r"^#(\d+)\.\s+(\S.*)$")
+_EXPECT_BANNER = re.compile(r"^\*\s+Questions and Answers\s*$")
+_EXPECT_BREAK = re.compile(r"^(?:\*+(?:\s.*)?|={5,})\s*$")
+_EXPECT_RULE = re.compile(r"^={5,}\s*$")
+
+
+def split_expect_faq(text: str) -> tuple[str, list[tuple[str, str, str]]]:
+    """Expect's ``FAQ`` (plain text, ``#N.`` questions) -> (the FAQ as one plain-text page
+    without its questions, [(number, question, answer)]), in one pass over the lines.
+
+    A question is a column-0 line ``#N. <text>`` and the non-blank lines after it up to
+    a blank line, another ``#N.`` line, a group title or banner line (opening with ``*``)
+    or a rule of ``=`` (a question wrapped over several lines, indented or not); all of
+    it leaves the page, spaces folded. Before the banner ``* Questions and Answers`` the
+    questions are the FAQ's list of them: deleted, nothing asked. After it each is asked,
+    its id its number (a repeat ``-2``), its answer the text after it up to the next
+    ``#N.`` line, group title or rule. The rules of ``=`` between entries leave the page;
+    the introduction, the group titles, the banner and the closing disclaimer stay, in no
+    answer. A question with no text under it asks nothing. Each line is read once:
+    linear."""
+    page: list[str] = []
+    qa: list[tuple[str, str, str]] = []
+    seen: dict[str, int] = {}
+    listed = True  # before the banner: the list of questions
+    asking: list[str] | None = None  # the open question's lines while they are read
+    label = ""
+    question: str | None = None  # the question whose answer is read
+    answer: list[str] = []
+
+    def close() -> None:
+        """End the open entry: its question asked (after the banner) when it has text
+        under it; the text kept in the page either way."""
+        nonlocal asking, question
+        if asking is not None:
+            question, asking = _norm(" ".join(asking)), None
+        body = re.sub(r"\n{3,}", "\n\n", "\n".join(answer)).strip()
+        if question and body and not listed:
+            qa.append((_repeat_id(seen, label), question, body))
+        page.extend(["", body, ""])
+        question = None
+        answer.clear()
+
+    for line in text.split("\n"):
+        line = line.rstrip()
+        q = _EXPECT_QUESTION.match(line)
+        brk = _EXPECT_BREAK.match(line)
+        if q or brk:
+            close()
+            if q:
+                asking, label = [q.group(2)], q.group(1)
+                continue
+            if _EXPECT_BANNER.match(line):
+                listed = False
+            if not _EXPECT_RULE.match(line):
+                page.append(line)  # a group title or the banner: kept, in no answer
+            continue
+        if asking is not None:
+            if line:
+                asking.append(line)  # the question wrapped
+                continue
+            question, asking = _norm(" ".join(asking)), None
+        if question is None:
+            page.append(line)  # the introduction, between entries, the disclaimer
+            continue
+        answer.append(line)
+    close()
+    return _joined_parts(["\n".join(page)]), qa
+
+
+def expect_faq_set() -> NaturalSet:
+    """Expect's FAQ (Debian ``expect``, ``/usr/share/doc/expect/FAQ.gz``: ~54 numbered
+    questions people mailed its author, "#21. Can Expect be run from cron?", "#48. Why do I
+    get "invalid spawn id"?", answered mostly by his replies) as one plain-text page
+    ``FAQ`` with every question and the list of them deleted (:func:`split_expect_faq`),
+    beside the README (:data:`EXPECT_TEXTS`) and the man pages (:data:`EXPECT_MAN`), each up
+    to :data:`EXPECT_MAX_PAGE_CHARS`. Ids are the author's numbers (``expect-faq:21``).
+    Entries whose answer is under :data:`MIN_ANSWER_WORDS` words are left out and named.
+    Built in stop 62 and measured once, with no change to the retriever: an untuned check
+    (helper heldout55)."""
+    root, doc, faq_path = _packaged_doc(EXPECT_PACKAGE, EXPECT_DOC, EXPECT_FAQ)
+    text, qa = split_expect_faq(_doc_text(faq_path, "utf-8"))
+    files = {"FAQ": text}
+    asked = _faq_questions("expect-faq", qa, "FAQ")
+    kept = _add_notes(files, doc, EXPECT_TEXTS)
+    kept += [f"man/{m}.md" for m in _add_man_pages(files, root, EXPECT_MAN)]
+    too_long = [rel for rel in kept if len(files[rel]) > EXPECT_MAX_PAGE_CHARS]
+    for rel in too_long:
+        del files[rel]
+    kept = [rel for rel in kept if rel not in too_long]
+    return _judged_package_set(
+        "expect-faq",
+        root,
+        files,
+        asked,
+        lambda version, unjudged: (
+            f"Expect FAQ from {EXPECT_PACKAGE} {version} (FAQ.gz, plain text, one page; its "
+            f"{len(qa)} #N. questions, wrapped lines included, and the list of them deleted) "
+            f"+ the README and man pages ({len(kept)} files; left out, over "
+            f"{EXPECT_MAX_PAGE_CHARS} chars: {', '.join(too_long) or 'none'}); NEWS, "
+            "NEWS.Debian, changelogs and copyright out; answer = the text under a question "
+            f"up to the next question, group title or rule; left out, answer under "
+            f"{MIN_ANSWER_WORDS} words: {' | '.join(unjudged) or 'none'}"
+        ),
+    )
+
+
 BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "django-faq": lambda emb: django_faq_set(),
     "gitfaq": lambda emb: gitfaq_set(),
@@ -9408,6 +9562,7 @@ BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "exiftool-faq": lambda emb: exiftool_faq_set(),
     "vsftpd-faq": lambda emb: vsftpd_faq_set(),
     "graphicsmagick-faq": lambda emb: graphicsmagick_faq_set(),
+    "expect-faq": lambda emb: expect_faq_set(),
     "cranfield": cranfield_set,
     "pytest-derived": lambda emb: pytest_derived_set(),
 }
