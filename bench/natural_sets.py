@@ -302,6 +302,15 @@ change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py
   labels dropped (:func:`split_vsftpd_faq`), beside the folder's notes, the example set-ups
   and the two man pages. Built in stop 62 and measured once: an untuned check (helper
   heldout54).
+* ``graphicsmagick-faq``: GraphicsMagick's FAQ (Debian ``graphicsmagick``, ``www/FAQ.html``:
+  docutils HTML, ~34 ``<h1>`` sections, asked or stated): every question and the contents
+  box deleted (:func:`split_gm_faq`), beside every other page of the ``www/`` site, banner
+  and menu out (changelogs, news, licence and the generated ``wand/`` API reference out).
+  Built in stop 62 and measured once: an untuned check (helper heldout55).
+* ``expect-faq``: Expect's FAQ (Debian ``expect``, ``FAQ.gz``: plain text, ~54 numbered
+  ``#N.`` questions people mailed its author, answered mostly by his replies): every
+  question and the list of them deleted (:func:`split_expect_faq`), beside the README and
+  the man pages. Built in stop 62 and measured once: an untuned check (helper heldout55).
 * ``cranfield``: Cranfield's 225 queries over the 1,400 abstracts clustered into a topic tree
   (``datasets.build_cranfield_tree``), read in place from ``shared/data/cranfield``; the qrel
   is each relevant abstract's text with its graded gain.
@@ -388,6 +397,8 @@ HELD_OUT_SETS = (
     "openvswitch-faq",
     "exiftool-faq",
     "vsftpd-faq",
+    "graphicsmagick-faq",
+    "expect-faq",
 )
 """Natural-question sets that no screening script reads by default (``--sets`` names them):
 measured once per change as an untuned check of whether a method chosen on the sets above
@@ -9211,6 +9222,287 @@ def vsftpd_faq_set() -> NaturalSet:
     )
 
 
+# --------------------------------------------------------------------------------------
+# An FAQ page of a docutils-built site, one <h1> section per question (GraphicsMagick)
+# --------------------------------------------------------------------------------------
+
+GM_PACKAGE = "graphicsmagick"
+GM_WWW = "usr/share/doc/graphicsmagick/www"
+GM_FAQ = "FAQ.html"
+"""GraphicsMagick's FAQ as its authors wrote it (reStructuredText, ``www/FAQ.rst`` in the
+GraphicsMagick source, built by docutils into the project's web pages; Debian's
+``graphicsmagick`` ships the site under ``/usr/share/doc/graphicsmagick/www``): the site's
+banner (logo, search form) and navigation menu, the ``<h1 class="title">``, a contents box
+(``<div class="contents topic">``: every question again as an in-page link), then ~34
+entries, each a ``<div class="section" id="...">`` whose ``<h1>`` is the question ("How can
+I process many files at once?", some stated: "When I display a PostScript image, white
+borders are trimmed.") wrapped in a back-link to the contents, with ``<em>`` / ``<cite>``
+inside some; answers are paragraphs, ``literal-block`` commands, lists. After the last entry
+a rule and the site's footer (a copyright line, on every page)."""
+GM_LEFT_OUT = (
+    "ChangeLog-",
+    "Changelog.html",
+    "Changes.html",
+    "NEWS.html",
+    "Copyright.html",
+)
+"""Left out of ``www/``: the changelogs (``ChangeLog-2001.html`` .. ``ChangeLog-2022.html``,
+their index ``Changelog.html``, ``Changes.html``) and the release news ``NEWS.html`` (the
+changelog every other set leaves out), and the licence (``Copyright.html``, the copyright
+every other set leaves out); a name starting with one of these is out. Also out: the
+``wand/`` folder (the C API reference generated from the source's comments, 238 K characters
+converted: a second tree of another kind, as lxml's ``apidoc/``; chosen on size and kind
+before any number), the images and style sheets, ``smile.c`` (a sample program), and the
+package's text copies of the pages (``README.txt``, ``NEWS.txt``), changelogs and
+copyright. Every other page of ``www/`` is in, each up to :data:`GM_MAX_PAGE_CHARS`."""
+GM_TEXTS = ("README.Debian",)
+"""Debian's note on the package: in, as text."""
+GM_MAX_PAGE_CHARS = 150_000
+"""A converted page over this stays out and is named (the value the other sets use, not
+chosen for this set)."""
+_GM_CHROME = re.compile(
+    r"""\bclass\s*=\s*["'](?:banner|navmenu|contents)(?=["'\s])""", re.IGNORECASE
+)
+_GM_QUESTION = re.compile(
+    r"<div\b[^<>]*\bclass=\"section\"[^<>]*\bid=\"([^\"]+)\"[^<>]*>\s*"
+    r"<h1\b[^<>]*>((?:(?!</?h1\b).)*)</h1\s*>",
+    re.IGNORECASE | re.DOTALL,
+)
+_GM_FOOTER = re.compile(
+    r"<hr\b[^<>]*>\s*<div\b[^<>]*>\s*<p>\s*<a\s+href=\"Copyright\.html\"", re.IGNORECASE
+)
+
+
+def gm_page_markdown(page_html: str) -> str:
+    """A page of GraphicsMagick's docutils-built site as markdown: without the banner, the
+    navigation menu and the contents box (:func:`drop_divs`: the same words on every page,
+    or every section title of the page again) through :func:`page_to_markdown`."""
+    return page_to_markdown(drop_divs(page_html, _GM_CHROME))
+
+
+def split_gm_faq(page_html: str) -> tuple[str, list[tuple[str, str, str]]]:
+    """GraphicsMagick's FAQ page (docutils HTML) -> (the page as markdown without its
+    questions, [(id, question, answer)]).
+
+    The page without its banner, navigation menu and contents box (:func:`drop_divs`). An
+    entry is a ``<div class="section" id="...">`` opening right before an ``<h1>`` (the
+    page's own ``<h1 class="title">`` opens no section: it stays); the heading's text is the
+    question (tags removed without a space, so the back-link to the contents and ``<em>``
+    leave their words; entities read; spaces folded), whatever its form, and leaves the
+    page. Its answer is the text after the heading up to the next entry, or for the last
+    one up to the footer's rule (``<hr>`` over the copyright line, which stays in the page,
+    in no answer) (:func:`page_to_markdown`). Ids are the section's id, a repeat ``-2``;
+    an entry with no text under it asks nothing. The pattern cannot cross a heading's
+    tags: linear."""
+    body = drop_divs(page_html, _GM_CHROME)
+    footers = list(_GM_FOOTER.finditer(body))
+    end_of_entries = footers[-1].start() if footers else len(body)
+    intro, spans = _entry_spans(body[:end_of_entries], _GM_QUESTION)
+    parts = [intro]
+    qa: list[tuple[str, str, str]] = []
+    seen: dict[str, int] = {}
+    for m, end in spans:
+        answer = page_to_markdown(body[m.end() : end]).strip()
+        question = _norm(html.unescape(_TAG.sub("", m.group(2))))
+        if answer and question:
+            qa.append((_repeat_id(seen, m.group(1)), question, answer))
+        parts.append(answer)
+    if footers:
+        parts.append(page_to_markdown(body[end_of_entries:]).strip())
+    return _joined_parts(parts), qa
+
+
+def graphicsmagick_faq_set() -> NaturalSet:
+    """GraphicsMagick's FAQ as Debian's ``graphicsmagick`` ships it
+    (``/usr/share/doc/graphicsmagick/www/FAQ.html``: ~34 entries by GraphicsMagick's
+    authors, asked "How do I extract a single image from a multi-image file?" or stated "I
+    get a memory allocation error. What can I do?") as one page ``FAQ.md`` with every
+    question and the contents box deleted (:func:`split_gm_faq`), beside every other page
+    of ``www/`` but :data:`GM_LEFT_OUT` (:func:`gm_page_markdown`, each up to
+    :data:`GM_MAX_PAGE_CHARS`) and Debian's note. Ids are the FAQ's section ids
+    (``graphicsmagick-faq:how-can-i-process-many-files-at-once``). Entries whose answer is
+    under :data:`MIN_ANSWER_WORDS` words are left out and named. Built in stop 62 and
+    measured once, with no change to the retriever: an untuned check (helper heldout55)."""
+    root, www, faq_path = _packaged_doc(GM_PACKAGE, GM_WWW, GM_FAQ)
+    text, qa = split_gm_faq(_doc_text(faq_path, "utf-8"))
+    files = {"FAQ.md": text}
+    asked = _faq_questions("graphicsmagick-faq", qa, "FAQ.md")
+    names = sorted(
+        p.name
+        for p in www.glob("*.html")
+        if p.is_file() and p.name != GM_FAQ and not p.name.startswith(GM_LEFT_OUT)
+    )
+    kept, too_long = _add_pages(
+        files, www, names, "utf-8", GM_MAX_PAGE_CHARS, to_markdown=gm_page_markdown
+    )
+    notes = _add_notes(files, www.parent, GM_TEXTS)
+    return _judged_package_set(
+        "graphicsmagick-faq",
+        root,
+        files,
+        asked,
+        lambda version, unjudged: (
+            f"GraphicsMagick FAQ from {GM_PACKAGE} {version} (www/FAQ.html, docutils HTML, "
+            f"one page; its {len(qa)} <h1> questions and the contents box deleted) + "
+            f"{len(kept)} other pages of www/ (banner, menu and contents boxes out; left "
+            f"out, over {GM_MAX_PAGE_CHARS} chars: {', '.join(too_long) or 'none'}) and "
+            f"{', '.join(notes) or 'no notes'}; the changelogs, NEWS, the licence page, "
+            "wand/ (the generated C API reference), text copies and copyright out; answer = "
+            "the text under a question up to the next one; left out, answer under "
+            f"{MIN_ANSWER_WORDS} words: {' | '.join(unjudged) or 'none'}"
+        ),
+    )
+
+
+# --------------------------------------------------------------------------------------
+# A plain-text FAQ of numbered "#N." questions over mailed answers, rules between them
+# (Expect)
+# --------------------------------------------------------------------------------------
+
+EXPECT_PACKAGE = "expect"
+EXPECT_DOC = "usr/share/doc/expect"
+EXPECT_FAQ = "FAQ.gz"
+"""Expect's FAQ as its author kept it (Don Libes, in the Expect source's ``FAQ``;
+``/usr/share/doc/expect/FAQ.gz``, plain text, "I've left the original questions ... to see
+actual people who've asked the questions"): an introduction, the list of the ~54 questions
+(``#1. I keep hearing about Expect.  So what is it?``; some wrapped over a second line,
+indented or not) under group titles (``**** General ****``), a banner ``* Questions and
+Answers`` between lines of a single ``*``, then the entries in the same groups: the
+numbered question line(s) again, a blank line, the answer (mostly the author's mail
+replies, their headers and the asker's quoted words kept: ``From:``, ``Subject:``,
+``>So, what is Expect?``), a rule of ``=`` after each; after the last a disclaimer and
+"Last edited"."""
+EXPECT_TEXTS = ("README.gz",)
+"""The package's README (what Expect is, the papers and the book, installing): in, as text.
+Left out: ``NEWS`` (the release history), ``NEWS.Debian``, the changelogs and the
+copyright."""
+EXPECT_MAN = (
+    "usr/share/man/man1/expect.1.gz",
+    "usr/share/man/man1/expect_autoexpect.1.gz",
+    "usr/share/man/man1/expect_cryptdir.1.gz",
+    "usr/share/man/man1/expect_decryptdir.1.gz",
+    "usr/share/man/man1/expect_dislocate.1.gz",
+    "usr/share/man/man1/expect_kibitz.1.gz",
+    "usr/share/man/man1/expect_mkpasswd.1.gz",
+    "usr/share/man/man1/expect_multixterm.1.gz",
+    "usr/share/man/man1/expect_passmass.1.gz",
+    "usr/share/man/man1/expect_tknewsbiff.1.gz",
+    "usr/share/man/man1/expect_unbuffer.1.gz",
+    "usr/share/man/man1/expect_xkibitz.1.gz",
+)
+"""The package's man pages: ``expect(1)`` (the language, every command the answers name)
+and the example programs' pages it installs (``autoexpect``, ``kibitz``, ``unbuffer``, ...),
+in under ``man/``; the short names (``kibitz.1.gz``) are links to these and not read
+twice."""
+EXPECT_MAX_PAGE_CHARS = 150_000
+"""A note or man page over this stays out and is named (the value the other sets use, not
+chosen for this set)."""
+_EXPECT_QUESTION = re.compile(r"^#(\d+)\.\s+(\S.*)$")
+_EXPECT_BANNER = re.compile(r"^\*\s+Questions and Answers\s*$")
+_EXPECT_BREAK = re.compile(r"^(?:\*+(?:\s.*)?|={5,})\s*$")
+_EXPECT_RULE = re.compile(r"^={5,}\s*$")
+
+
+def split_expect_faq(text: str) -> tuple[str, list[tuple[str, str, str]]]:
+    """Expect's ``FAQ`` (plain text, ``#N.`` questions) -> (the FAQ as one plain-text page
+    without its questions, [(number, question, answer)]), in one pass over the lines.
+
+    A question is a column-0 line ``#N. <text>`` and the non-blank lines after it up to
+    a blank line, another ``#N.`` line, a group title or banner line (opening with ``*``)
+    or a rule of ``=`` (a question wrapped over several lines, indented or not); all of
+    it leaves the page, spaces folded. Before the banner ``* Questions and Answers`` the
+    questions are the FAQ's list of them: deleted, nothing asked. After it each is asked,
+    its id its number (a repeat ``-2``), its answer the text after it up to the next
+    ``#N.`` line, group title or rule. The rules of ``=`` between entries leave the page;
+    the introduction, the group titles, the banner and the closing disclaimer stay, in no
+    answer. A question with no text under it asks nothing. Each line is read once:
+    linear."""
+    page: list[str] = []
+    qa: list[tuple[str, str, str]] = []
+    seen: dict[str, int] = {}
+    listed = True  # before the banner: the list of questions
+    asking: list[str] | None = None  # the open question's lines while they are read
+    label = ""
+    question: str | None = None  # the question whose answer is read
+    answer: list[str] = []
+
+    def close() -> None:
+        """End the open entry: its question asked (after the banner) when it has text
+        under it; the text kept in the page either way."""
+        nonlocal asking, question
+        if asking is not None:
+            question, asking = _norm(" ".join(asking)), None
+        body = re.sub(r"\n{3,}", "\n\n", "\n".join(answer)).strip()
+        if question and body and not listed:
+            qa.append((_repeat_id(seen, label), question, body))
+        page.extend(["", body, ""])
+        question = None
+        answer.clear()
+
+    for line in text.split("\n"):
+        line = line.rstrip()
+        q = _EXPECT_QUESTION.match(line)
+        brk = _EXPECT_BREAK.match(line)
+        if q or brk:
+            close()
+            if q:
+                asking, label = [q.group(2)], q.group(1)
+                continue
+            if _EXPECT_BANNER.match(line):
+                listed = False
+            if not _EXPECT_RULE.match(line):
+                page.append(line)  # a group title or the banner: kept, in no answer
+            continue
+        if asking is not None:
+            if line:
+                asking.append(line)  # the question wrapped
+                continue
+            question, asking = _norm(" ".join(asking)), None
+        if question is None:
+            page.append(line)  # the introduction, between entries, the disclaimer
+            continue
+        answer.append(line)
+    close()
+    return _joined_parts(["\n".join(page)]), qa
+
+
+def expect_faq_set() -> NaturalSet:
+    """Expect's FAQ (Debian ``expect``, ``/usr/share/doc/expect/FAQ.gz``: ~54 numbered
+    questions people mailed its author, "#21. Can Expect be run from cron?", "#48. Why do I
+    get "invalid spawn id"?", answered mostly by his replies) as one plain-text page
+    ``FAQ`` with every question and the list of them deleted (:func:`split_expect_faq`),
+    beside the README (:data:`EXPECT_TEXTS`) and the man pages (:data:`EXPECT_MAN`), each up
+    to :data:`EXPECT_MAX_PAGE_CHARS`. Ids are the author's numbers (``expect-faq:21``).
+    Entries whose answer is under :data:`MIN_ANSWER_WORDS` words are left out and named.
+    Built in stop 62 and measured once, with no change to the retriever: an untuned check
+    (helper heldout55)."""
+    root, doc, faq_path = _packaged_doc(EXPECT_PACKAGE, EXPECT_DOC, EXPECT_FAQ)
+    text, qa = split_expect_faq(_doc_text(faq_path, "utf-8"))
+    files = {"FAQ": text}
+    asked = _faq_questions("expect-faq", qa, "FAQ")
+    kept = _add_notes(files, doc, EXPECT_TEXTS)
+    kept += [f"man/{m}.md" for m in _add_man_pages(files, root, EXPECT_MAN)]
+    too_long = [rel for rel in kept if len(files[rel]) > EXPECT_MAX_PAGE_CHARS]
+    for rel in too_long:
+        del files[rel]
+    kept = [rel for rel in kept if rel not in too_long]
+    return _judged_package_set(
+        "expect-faq",
+        root,
+        files,
+        asked,
+        lambda version, unjudged: (
+            f"Expect FAQ from {EXPECT_PACKAGE} {version} (FAQ.gz, plain text, one page; its "
+            f"{len(qa)} #N. questions, wrapped lines included, and the list of them deleted) "
+            f"+ the README and man pages ({len(kept)} files; left out, over "
+            f"{EXPECT_MAX_PAGE_CHARS} chars: {', '.join(too_long) or 'none'}); NEWS, "
+            "NEWS.Debian, changelogs and copyright out; answer = the text under a question "
+            f"up to the next question, group title or rule; left out, answer under "
+            f"{MIN_ANSWER_WORDS} words: {' | '.join(unjudged) or 'none'}"
+        ),
+    )
+
+
 BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "django-faq": lambda emb: django_faq_set(),
     "gitfaq": lambda emb: gitfaq_set(),
@@ -9269,6 +9561,8 @@ BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "openvswitch-faq": lambda emb: openvswitch_faq_set(),
     "exiftool-faq": lambda emb: exiftool_faq_set(),
     "vsftpd-faq": lambda emb: vsftpd_faq_set(),
+    "graphicsmagick-faq": lambda emb: graphicsmagick_faq_set(),
+    "expect-faq": lambda emb: expect_faq_set(),
     "cranfield": cranfield_set,
     "pytest-derived": lambda emb: pytest_derived_set(),
 }
