@@ -134,24 +134,6 @@ def missing_dependencies() -> list[str]:
     return missing
 
 
-def _import_runtime() -> None:
-    """Import ``onnxruntime`` and ``tokenizers`` now, in the thread that builds the embedder.
-
-    Why: the model loads lazily at the first embedding, which the async client runs in an
-    executor thread while its loop may be starting the next executor thread. A process
-    crashed (SIGSEGV inside ``onnxruntime``'s extension module initialisation) twice in the
-    test suite under load with exactly that picture (the import in one worker, a
-    ``Thread.start`` in another), never when the extension was already loaded. Loading the
-    shared libraries where the embedder is made (usually the main thread, before any writes
-    run) takes that one-time step out of the concurrent part, for ~0.13 s once per process.
-    Missing packages are not an error here: the first embedding says what to install."""
-    try:
-        import onnxruntime  # noqa: F401
-        import tokenizers  # noqa: F401
-    except ImportError:
-        pass
-
-
 class MiniLMEmbedder(BaseEmbedder):
     """all-MiniLM-L6-v2 (int8 ONNX), offline, 384 dimensions.
 
@@ -159,9 +141,8 @@ class MiniLMEmbedder(BaseEmbedder):
     uncased vocabulary holds only 244 CJK characters, so about two thirds of the characters of
     ordinary Chinese prose become ``[UNK]``; pair it with lexical (BM25) search for Chinese.
 
-    Construction imports onnxruntime's and tokenizers' modules (see :func:`_import_runtime`);
-    the tokenizer and the onnxruntime session load on first use, once, under a lock (so
-    concurrent first calls from several threads load it once). ``aembed`` runs
+    Construction is free: the tokenizer and the onnxruntime session load on first use, once,
+    under a lock (so concurrent first calls from several threads load it once). ``aembed`` runs
     the CPU-bound work in a worker thread (from :class:`BaseEmbedder`).
 
     Args:
@@ -262,7 +243,6 @@ class MiniLMEmbedder(BaseEmbedder):
         self._int_dtype: dict[str, type[np.integer[Any]]] = {}
         self._output_name = ""
         self._dimension = MODEL_DIMENSION if self._model_path is None else 0
-        _import_runtime()
 
     # -- identity ----------------------------------------------------------
 
