@@ -47,6 +47,9 @@ sets (32 links) 14, 10 caught when added. The checks are background work.
 
 from __future__ import annotations
 
+import contextlib
+import importlib.util
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -202,7 +205,24 @@ except ImportError:  # pragma: no cover - usearch without it
     _nk = None
 
 
+def _onnxruntime_first() -> None:
+    """Load ``onnxruntime`` (where installed) before usearch's extension module.
+
+    Why: with usearch 2.26 and onnxruntime 1.32 (Linux x86-64 wheels), importing
+    onnxruntime *after* ``usearch.compiled`` kills the process with SIGSEGV inside
+    onnxruntime's module initialisation (``python -c "import usearch.compiled; import
+    onnxruntime"``); the other order works, and both libraries then work. A store whose
+    graph loaded first (a reopened index past ``ann_min_rows``, its build thread) crashed
+    at the offline embedder's first query. The step costs ~0.13 s once per process, only
+    where a graph is used; a broken or missing onnxruntime is left to its own users."""
+    if "usearch.compiled" in sys.modules or importlib.util.find_spec("onnxruntime") is None:
+        return
+    with contextlib.suppress(Exception):  # (its users report it: the embedder says what)
+        import onnxruntime  # noqa: F401
+
+
 def _index_class() -> Any:
+    _onnxruntime_first()
     from usearch.index import Index
 
     return Index
