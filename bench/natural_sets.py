@@ -9075,9 +9075,12 @@ def celery_faq_set() -> NaturalSet:
     text, qa = split_celery_faq(_doc_text(faq_path, "utf-8"))
     files = {"faq.md": text}
     asked = _faq_questions("celery-faq", qa, "faq.md")
-    names = [n for n in _tree_pages(html_dir, CELERY_SKIP_DIRS, CELERY_LEFT_OUT) if n != CELERY_FAQ]
     kept, empty, cut = _add_tree_pages(
-        files, html_dir, names, celery_page_markdown, CELERY_MAX_PAGE_CHARS
+        files,
+        html_dir,
+        _tree_pages(html_dir, CELERY_SKIP_DIRS, (*CELERY_LEFT_OUT, CELERY_FAQ)),
+        celery_page_markdown,
+        CELERY_MAX_PAGE_CHARS,
     )
     return _judged_package_set(
         "celery-faq",
@@ -9169,11 +9172,12 @@ def docutils_faq_set() -> NaturalSet:
     text, qa = split_docutils_faq(_doc_text(faq_path, "utf-8"))
     files = {"FAQ.md": text}
     asked = _faq_questions("docutils-faq", qa, "FAQ.md")
-    names = [
-        n for n in _tree_pages(doc, DOCUTILS_SKIP_DIRS, DOCUTILS_LEFT_OUT) if n != DOCUTILS_FAQ
-    ]
     kept, empty, cut = _add_tree_pages(
-        files, doc, names, docutils_doc_page_markdown, DOCUTILS_MAX_PAGE_CHARS
+        files,
+        doc,
+        _tree_pages(doc, DOCUTILS_SKIP_DIRS, (*DOCUTILS_LEFT_OUT, DOCUTILS_FAQ)),
+        docutils_doc_page_markdown,
+        DOCUTILS_MAX_PAGE_CHARS,
     )
     return _judged_package_set(
         "docutils-faq",
