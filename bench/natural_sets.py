@@ -8956,7 +8956,7 @@ local">``: every group and question again as an in-page link), then nine ``<h2>`
 per entry: an empty ``<span id="faq-...">`` label (most entries), its ``<h3>`` the question
 ("Is Celery dependent on pickle?", some stated: "The worker isn't doing anything, just
 hanging"), with a link back to the contents and a pilcrow permalink. Most answers open with
-a bold label "Answer:" (a few "Answer": with the colon outside); one holds ``<h4>``
+a bold label "Answer:" (18) or "Answer": with the colon outside (24); one holds ``<h4>``
 sub-sections (the dependencies of celery and of kombu)."""
 CELERY_LEFT_OUT = ("genindex.html", "py-modindex.html", "search.html", "copyright.html")
 """Pages of the ``html/`` tree left out: Sphinx's generated term and module indexes, the
