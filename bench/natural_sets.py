@@ -1207,6 +1207,19 @@ def _add_pages(
     return kept, too_long
 
 
+def _drop_too_long(
+    files: dict[str, str], kept: Sequence[str], limit: int
+) -> tuple[list[str], list[str]]:
+    """Take out of ``files`` every path of ``kept`` whose text is over ``limit`` characters:
+    (the paths still kept, the paths taken out), in ``kept``'s order. The cap the sets that
+    gather notes, folders and man pages first (mdadm, jed, vsftpd, expect) apply to them all
+    at once, written once so that they cap the same way."""
+    too_long = [rel for rel in kept if len(files[rel]) > limit]
+    for rel in too_long:
+        del files[rel]
+    return [rel for rel in kept if rel not in too_long], too_long
+
+
 def _entry_spans(page: str, heads: re.Pattern[str]) -> tuple[str, list[tuple[re.Match[str], int]]]:
     """The text before the first match of ``heads`` in ``page`` (as markdown), and each match
     with where its entry ends (the next match, or the page's end): the walk every splitter of
@@ -1215,6 +1228,19 @@ def _entry_spans(page: str, heads: re.Pattern[str]) -> tuple[str, list[tuple[re.
     intro = page_to_markdown(page[: found[0].start()] if found else page).strip()
     ends = [m.start() for m in found[1:]] + [len(page)] if found else []
     return intro, list(zip(found, ends, strict=True))
+
+
+def _entry_spans_before_footer(
+    page: str, heads: re.Pattern[str], footer: re.Pattern[str]
+) -> tuple[str, list[tuple[re.Match[str], int]], str]:
+    """:func:`_entry_spans` of ``page`` up to the last match of ``footer`` (a page's closing
+    rule: the last entry's answer ends there), and the footer from there on as markdown
+    (``""`` without one): it stays in the page, in no answer. The ExifTool and
+    GraphicsMagick splitters' shared frame."""
+    found = list(footer.finditer(page))
+    end = found[-1].start() if found else len(page)
+    intro, spans = _entry_spans(page[:end], heads)
+    return intro, spans, page_to_markdown(page[end:]).strip() if found else ""
 
 
 def _repeat_id(seen: dict[str, int], base: str) -> str:
@@ -7667,10 +7693,7 @@ def mdadm_faq_set() -> NaturalSet:
     kept = _add_notes(files, doc, MDADM_TEXTS)
     kept += _add_folder(files, doc, MDADM_EXAMPLES)
     kept += [f"man/{m}.md" for m in _add_man_pages(files, root, MDADM_MAN)]
-    too_long = [rel for rel in kept if len(files[rel]) > MDADM_MAX_PAGE_CHARS]
-    for rel in too_long:
-        del files[rel]
-    kept = [rel for rel in kept if rel not in too_long]
+    kept, too_long = _drop_too_long(files, kept, MDADM_MAX_PAGE_CHARS)
     return _judged_package_set(
         "mdadm-faq",
         root,
@@ -8325,10 +8348,7 @@ def jed_faq_set() -> NaturalSet:
     debian = root / JED_DEBIAN
     kept += _add_notes(files, debian, JED_DEBIAN_TEXTS)
     kept += _add_folder(files, debian, "examples")
-    too_long = [rel for rel in kept if len(files[rel]) > JED_MAX_PAGE_CHARS]
-    for rel in too_long:
-        del files[rel]
-    kept = [rel for rel in kept if rel not in too_long]
+    kept, too_long = _drop_too_long(files, kept, JED_MAX_PAGE_CHARS)
     manual = debian / JED_MANUAL
     pages = sorted(
         p.name for p in manual.glob("*.html") if p.is_file() and p.name not in JED_MANUAL_LEFT_OUT
@@ -9013,10 +9033,8 @@ def split_exiftool_faq(page_html: str) -> tuple[str, list[tuple[str, str, str]]]
     An entry with no text under it asks nothing. The
     patterns cannot cross a paragraph's or a bold's tags: linear."""
     body = drop_anchor_lists(page_html, EXIFTOOL_FAQ)
-    footers = list(_EXIFTOOL_FOOTER.finditer(body))
-    footer = footers[-1] if footers else None  # the last rule over "Last revised"
-    end_of_entries = footer.start() if footer else len(body)
-    intro, spans = _entry_spans(body[:end_of_entries], _EXIFTOOL_QUESTION)
+    # the entries end at the last rule over "Last revised"
+    intro, spans, footer = _entry_spans_before_footer(body, _EXIFTOOL_QUESTION, _EXIFTOOL_FOOTER)
     parts = [intro]
     qa: list[tuple[str, str, str]] = []
     seen: dict[str, int] = {}
@@ -9028,8 +9046,7 @@ def split_exiftool_faq(page_html: str) -> tuple[str, list[tuple[str, str, str]]]
             if answer and question:
                 qa.append((_repeat_id(seen, label), question, answer))
         parts.append(answer)
-    if footer:
-        parts.append(page_to_markdown(body[footer.start() :]).strip())
+    parts.append(footer)
     return _joined_parts(parts), qa
 
 
@@ -9201,10 +9218,7 @@ def vsftpd_faq_set() -> NaturalSet:
         for folder in sorted(p.name for p in examples.iterdir() if p.is_dir()):
             kept += _add_folder(files, doc, f"{VSFTPD_EXAMPLES}/{folder}")
     kept += [f"man/{m}.md" for m in _add_man_pages(files, root, VSFTPD_MAN)]
-    too_long = [rel for rel in kept if len(files[rel]) > VSFTPD_MAX_PAGE_CHARS]
-    for rel in too_long:
-        del files[rel]
-    kept = [rel for rel in kept if rel not in too_long]
+    kept, too_long = _drop_too_long(files, kept, VSFTPD_MAX_PAGE_CHARS)
     return _judged_package_set(
         "vsftpd-faq",
         root,
@@ -9295,9 +9309,7 @@ def split_gm_faq(page_html: str) -> tuple[str, list[tuple[str, str, str]]]:
     an entry with no text under it asks nothing. The pattern cannot cross a heading's
     tags: linear."""
     body = drop_divs(page_html, _GM_CHROME)
-    footers = list(_GM_FOOTER.finditer(body))
-    end_of_entries = footers[-1].start() if footers else len(body)
-    intro, spans = _entry_spans(body[:end_of_entries], _GM_QUESTION)
+    intro, spans, footer = _entry_spans_before_footer(body, _GM_QUESTION, _GM_FOOTER)
     parts = [intro]
     qa: list[tuple[str, str, str]] = []
     seen: dict[str, int] = {}
@@ -9307,8 +9319,7 @@ def split_gm_faq(page_html: str) -> tuple[str, list[tuple[str, str, str]]]:
         if answer and question:
             qa.append((_repeat_id(seen, m.group(1)), question, answer))
         parts.append(answer)
-    if footers:
-        parts.append(page_to_markdown(body[end_of_entries:]).strip())
+    parts.append(footer)
     return _joined_parts(parts), qa
 
 
@@ -9482,10 +9493,7 @@ def expect_faq_set() -> NaturalSet:
     asked = _faq_questions("expect-faq", qa, "FAQ")
     kept = _add_notes(files, doc, EXPECT_TEXTS)
     kept += [f"man/{m}.md" for m in _add_man_pages(files, root, EXPECT_MAN)]
-    too_long = [rel for rel in kept if len(files[rel]) > EXPECT_MAX_PAGE_CHARS]
-    for rel in too_long:
-        del files[rel]
-    kept = [rel for rel in kept if rel not in too_long]
+    kept, too_long = _drop_too_long(files, kept, EXPECT_MAX_PAGE_CHARS)
     return _judged_package_set(
         "expect-faq",
         root,
