@@ -1243,6 +1243,29 @@ def _entry_spans_before_footer(
     return intro, spans, page_to_markdown(page[end:]).strip() if found else ""
 
 
+def _asked_entries(
+    page: str,
+    spans: Sequence[tuple[re.Match[str], int]],
+    asked: Callable[[re.Match[str]], Sequence[tuple[str, str]]],
+) -> tuple[list[str], list[tuple[str, str, str]]]:
+    """Each entry of ``spans`` (:func:`_entry_spans` of ``page``) read the plain way: its
+    answer the text after its head up to its end, as markdown; ``asked(head)`` its (id,
+    question) pairs (one, or several phrasings sharing the answer), each asked when it and
+    the answer have text, a repeated id told apart (:func:`_repeat_id`). Returns (every
+    entry's answer in order, the page's parts; [(id, question, answer)]). The loop the dar,
+    lp_solve, avr-libc, ExifTool and GraphicsMagick splitters each wrote out."""
+    answers: list[str] = []
+    qa: list[tuple[str, str, str]] = []
+    seen: dict[str, int] = {}
+    for m, end in spans:
+        answer = page_to_markdown(page[m.end() : end]).strip()
+        for key, question in asked(m):
+            if answer and question:
+                qa.append((_repeat_id(seen, key), question, answer))
+        answers.append(answer)
+    return answers, qa
+
+
 def _repeat_id(seen: dict[str, int], base: str) -> str:
     """``base`` the first time it is asked for, then ``base-2``, ``base-3``: the FAQ's own id
     kept, a repeated one told apart (``seen`` counts them)."""
@@ -6826,18 +6849,13 @@ def split_dar_faq(page_html: str) -> tuple[str, list[tuple[str, str, str]]]:
     asks nothing."""
     page_html = _DAR_MENU.sub("", page_html, count=1)
     intro, spans = _entry_spans(page_html, _DAR_QUESTION)
-    parts = [intro]
-    qa: list[tuple[str, str, str]] = []
-    seen: dict[str, int] = {}
-    for m, end in spans:
-        answer = page_to_markdown(page_html[m.end() : end]).strip()
+    answers, qa = _asked_entries(
+        page_html,
+        spans,
         # html_text spaces out inline tags ("with <code>...</code>, what" -> "... , what")
-        question = re.sub(r"\s+([.,?!])", r"\1", _norm(html_text(m.group(2))))
-        if answer and question:
-            qa.append((_repeat_id(seen, m.group(1)), question, answer))
-        if answer:
-            parts.append(answer)
-    return _joined_parts(parts), qa
+        lambda m: [(m.group(1), re.sub(r"\s+([.,?!])", r"\1", _norm(html_text(m.group(2)))))],
+    )
+    return _joined_parts([intro, *answers]), qa
 
 
 def dar_faq_set() -> NaturalSet:
@@ -8025,17 +8043,13 @@ def split_lp_solve_faq(page_html: str) -> tuple[str, list[tuple[str, str, str]]]
     another ``<b>`` or ``</b>``, so each character is read by at most one candidate:
     linear. Decided from the markup alone."""
     intro, spans = _entry_spans(page_html, _LP_SOLVE_QUESTION)
-    parts = [intro]
-    qa: list[tuple[str, str, str]] = []
-    seen: dict[str, int] = {}
-    for m, end in spans:
-        answer = page_to_markdown(page_html[m.end() : end]).strip()
+
+    def asked(m: re.Match[str]) -> list[tuple[str, str]]:
         question = _norm(html.unescape(_TAG.sub("", m.group(1))))
-        if answer and question:
-            qa.append((_repeat_id(seen, _slug(question)), question, answer))
-        if answer:
-            parts.append(answer)
-    return _joined_parts(parts), qa
+        return [(_slug(question), question)]
+
+    answers, qa = _asked_entries(page_html, spans, asked)
+    return _joined_parts([intro, *answers]), qa
 
 
 def lp_solve_faq_set() -> NaturalSet:
@@ -8588,16 +8602,8 @@ def split_avr_libc_faq(page_html: str) -> tuple[str, list[tuple[str, str, str]]]
     body = drop_anchor_lists(body, AVR_LIBC_FAQ)
     body = _AVR_LIBC_BACK.sub("", body)
     intro, spans = _entry_spans(body, _AVR_LIBC_QUESTION)
-    parts = [f"# {html_text(title.group(1))}" if title else "", intro]
-    qa: list[tuple[str, str, str]] = []
-    seen: dict[str, int] = {}
-    for m, end in spans:
-        answer = page_to_markdown(body[m.end() : end]).strip()
-        question = html_text(m.group(2))
-        if answer and question:
-            qa.append((_repeat_id(seen, m.group(1)), question, answer))
-        parts.append(answer)
-    return _joined_parts(parts), qa
+    answers, qa = _asked_entries(body, spans, lambda m: [(m.group(1), html_text(m.group(2)))])
+    return _joined_parts([f"# {html_text(title.group(1))}" if title else "", intro, *answers]), qa
 
 
 def doxygen_contents_markdown(page_html: str) -> str:
@@ -9035,19 +9041,16 @@ def split_exiftool_faq(page_html: str) -> tuple[str, list[tuple[str, str, str]]]
     body = drop_anchor_lists(page_html, EXIFTOOL_FAQ)
     # the entries end at the last rule over "Last revised"
     intro, spans, footer = _entry_spans_before_footer(body, _EXIFTOOL_QUESTION, _EXIFTOOL_FOOTER)
-    parts = [intro]
-    qa: list[tuple[str, str, str]] = []
-    seen: dict[str, int] = {}
-    for m, end in spans:
-        answer = page_to_markdown(body[m.end() : end]).strip()
-        for label, asked in _EXIFTOOL_PHRASING.findall(m.group(2)):
-            asked = _EXIFTOOL_INLINE_CODE.sub("", asked)
-            question = html_text(asked).strip().strip('"\u201c\u201d').strip()
-            if answer and question:
-                qa.append((_repeat_id(seen, label), question, answer))
-        parts.append(answer)
-    parts.append(footer)
-    return _joined_parts(parts), qa
+
+    def phrasings(m: re.Match[str]) -> list[tuple[str, str]]:
+        asked = []
+        for label, bold in _EXIFTOOL_PHRASING.findall(m.group(2)):
+            question = html_text(_EXIFTOOL_INLINE_CODE.sub("", bold))
+            asked.append((label, question.strip().strip('"\u201c\u201d').strip()))
+        return asked
+
+    answers, qa = _asked_entries(body, spans, phrasings)
+    return _joined_parts([intro, *answers, footer]), qa
 
 
 def exiftool_faq_set() -> NaturalSet:
@@ -9310,17 +9313,10 @@ def split_gm_faq(page_html: str) -> tuple[str, list[tuple[str, str, str]]]:
     tags: linear."""
     body = drop_divs(page_html, _GM_CHROME)
     intro, spans, footer = _entry_spans_before_footer(body, _GM_QUESTION, _GM_FOOTER)
-    parts = [intro]
-    qa: list[tuple[str, str, str]] = []
-    seen: dict[str, int] = {}
-    for m, end in spans:
-        answer = page_to_markdown(body[m.end() : end]).strip()
-        question = _norm(html.unescape(_TAG.sub("", m.group(2))))
-        if answer and question:
-            qa.append((_repeat_id(seen, m.group(1)), question, answer))
-        parts.append(answer)
-    parts.append(footer)
-    return _joined_parts(parts), qa
+    answers, qa = _asked_entries(
+        body, spans, lambda m: [(m.group(1), _norm(html.unescape(_TAG.sub("", m.group(2)))))]
+    )
+    return _joined_parts([intro, *answers, footer]), qa
 
 
 def graphicsmagick_faq_set() -> NaturalSet:
