@@ -1221,6 +1221,19 @@ def _add_pages(
     return kept, too_long
 
 
+def _drop_too_long(
+    files: dict[str, str], kept: Sequence[str], limit: int
+) -> tuple[list[str], list[str]]:
+    """Take out of ``files`` every path of ``kept`` whose text is over ``limit`` characters:
+    (the paths still kept, the paths taken out), in ``kept``'s order. The cap the sets that
+    gather notes, folders and man pages first (mdadm, jed, vsftpd, expect) apply to them all
+    at once, written once so that they cap the same way."""
+    too_long = [rel for rel in kept if len(files[rel]) > limit]
+    for rel in too_long:
+        del files[rel]
+    return [rel for rel in kept if rel not in too_long], too_long
+
+
 def _entry_spans(page: str, heads: re.Pattern[str]) -> tuple[str, list[tuple[re.Match[str], int]]]:
     """The text before the first match of ``heads`` in ``page`` (as markdown), and each match
     with where its entry ends (the next match, or the page's end): the walk every splitter of
@@ -1229,6 +1242,42 @@ def _entry_spans(page: str, heads: re.Pattern[str]) -> tuple[str, list[tuple[re.
     intro = page_to_markdown(page[: found[0].start()] if found else page).strip()
     ends = [m.start() for m in found[1:]] + [len(page)] if found else []
     return intro, list(zip(found, ends, strict=True))
+
+
+def _entry_spans_before_footer(
+    page: str, heads: re.Pattern[str], footer: re.Pattern[str]
+) -> tuple[str, list[tuple[re.Match[str], int]], str]:
+    """:func:`_entry_spans` of ``page`` up to the last match of ``footer`` (a page's closing
+    rule: the last entry's answer ends there), and the footer from there on as markdown
+    (``""`` without one): it stays in the page, in no answer. The ExifTool and
+    GraphicsMagick splitters' shared frame."""
+    found = list(footer.finditer(page))
+    end = found[-1].start() if found else len(page)
+    intro, spans = _entry_spans(page[:end], heads)
+    return intro, spans, page_to_markdown(page[end:]).strip() if found else ""
+
+
+def _asked_entries(
+    page: str,
+    spans: Sequence[tuple[re.Match[str], int]],
+    asked: Callable[[re.Match[str]], Sequence[tuple[str, str]]],
+) -> tuple[list[str], list[tuple[str, str, str]]]:
+    """Each entry of ``spans`` (:func:`_entry_spans` of ``page``) read the plain way: its
+    answer the text after its head up to its end, as markdown; ``asked(head)`` its (id,
+    question) pairs (one, or several phrasings sharing the answer), each asked when it and
+    the answer have text, a repeated id told apart (:func:`_repeat_id`). Returns (every
+    entry's answer in order, the page's parts; [(id, question, answer)]). The loop the dar,
+    lp_solve, avr-libc, ExifTool and GraphicsMagick splitters each wrote out."""
+    answers: list[str] = []
+    qa: list[tuple[str, str, str]] = []
+    seen: dict[str, int] = {}
+    for m, end in spans:
+        answer = page_to_markdown(page[m.end() : end]).strip()
+        for key, question in asked(m):
+            if answer and question:
+                qa.append((_repeat_id(seen, key), question, answer))
+        answers.append(answer)
+    return answers, qa
 
 
 def _repeat_id(seen: dict[str, int], base: str) -> str:
@@ -6814,18 +6863,13 @@ def split_dar_faq(page_html: str) -> tuple[str, list[tuple[str, str, str]]]:
     asks nothing."""
     page_html = _DAR_MENU.sub("", page_html, count=1)
     intro, spans = _entry_spans(page_html, _DAR_QUESTION)
-    parts = [intro]
-    qa: list[tuple[str, str, str]] = []
-    seen: dict[str, int] = {}
-    for m, end in spans:
-        answer = page_to_markdown(page_html[m.end() : end]).strip()
+    answers, qa = _asked_entries(
+        page_html,
+        spans,
         # html_text spaces out inline tags ("with <code>...</code>, what" -> "... , what")
-        question = re.sub(r"\s+([.,?!])", r"\1", _norm(html_text(m.group(2))))
-        if answer and question:
-            qa.append((_repeat_id(seen, m.group(1)), question, answer))
-        if answer:
-            parts.append(answer)
-    return _joined_parts(parts), qa
+        lambda m: [(m.group(1), re.sub(r"\s+([.,?!])", r"\1", _norm(html_text(m.group(2)))))],
+    )
+    return _joined_parts([intro, *answers]), qa
 
 
 def dar_faq_set() -> NaturalSet:
@@ -7681,10 +7725,7 @@ def mdadm_faq_set() -> NaturalSet:
     kept = _add_notes(files, doc, MDADM_TEXTS)
     kept += _add_folder(files, doc, MDADM_EXAMPLES)
     kept += [f"man/{m}.md" for m in _add_man_pages(files, root, MDADM_MAN)]
-    too_long = [rel for rel in kept if len(files[rel]) > MDADM_MAX_PAGE_CHARS]
-    for rel in too_long:
-        del files[rel]
-    kept = [rel for rel in kept if rel not in too_long]
+    kept, too_long = _drop_too_long(files, kept, MDADM_MAX_PAGE_CHARS)
     return _judged_package_set(
         "mdadm-faq",
         root,
@@ -8016,17 +8057,13 @@ def split_lp_solve_faq(page_html: str) -> tuple[str, list[tuple[str, str, str]]]
     another ``<b>`` or ``</b>``, so each character is read by at most one candidate:
     linear. Decided from the markup alone."""
     intro, spans = _entry_spans(page_html, _LP_SOLVE_QUESTION)
-    parts = [intro]
-    qa: list[tuple[str, str, str]] = []
-    seen: dict[str, int] = {}
-    for m, end in spans:
-        answer = page_to_markdown(page_html[m.end() : end]).strip()
+
+    def asked(m: re.Match[str]) -> list[tuple[str, str]]:
         question = _norm(html.unescape(_TAG.sub("", m.group(1))))
-        if answer and question:
-            qa.append((_repeat_id(seen, _slug(question)), question, answer))
-        if answer:
-            parts.append(answer)
-    return _joined_parts(parts), qa
+        return [(_slug(question), question)]
+
+    answers, qa = _asked_entries(page_html, spans, asked)
+    return _joined_parts([intro, *answers]), qa
 
 
 def lp_solve_faq_set() -> NaturalSet:
@@ -8339,10 +8376,7 @@ def jed_faq_set() -> NaturalSet:
     debian = root / JED_DEBIAN
     kept += _add_notes(files, debian, JED_DEBIAN_TEXTS)
     kept += _add_folder(files, debian, "examples")
-    too_long = [rel for rel in kept if len(files[rel]) > JED_MAX_PAGE_CHARS]
-    for rel in too_long:
-        del files[rel]
-    kept = [rel for rel in kept if rel not in too_long]
+    kept, too_long = _drop_too_long(files, kept, JED_MAX_PAGE_CHARS)
     manual = debian / JED_MANUAL
     pages = sorted(
         p.name for p in manual.glob("*.html") if p.is_file() and p.name not in JED_MANUAL_LEFT_OUT
@@ -8582,16 +8616,8 @@ def split_avr_libc_faq(page_html: str) -> tuple[str, list[tuple[str, str, str]]]
     body = drop_anchor_lists(body, AVR_LIBC_FAQ)
     body = _AVR_LIBC_BACK.sub("", body)
     intro, spans = _entry_spans(body, _AVR_LIBC_QUESTION)
-    parts = [f"# {html_text(title.group(1))}" if title else "", intro]
-    qa: list[tuple[str, str, str]] = []
-    seen: dict[str, int] = {}
-    for m, end in spans:
-        answer = page_to_markdown(body[m.end() : end]).strip()
-        question = html_text(m.group(2))
-        if answer and question:
-            qa.append((_repeat_id(seen, m.group(1)), question, answer))
-        parts.append(answer)
-    return _joined_parts(parts), qa
+    answers, qa = _asked_entries(body, spans, lambda m: [(m.group(1), html_text(m.group(2)))])
+    return _joined_parts([f"# {html_text(title.group(1))}" if title else "", intro, *answers]), qa
 
 
 def doxygen_contents_markdown(page_html: str) -> str:
@@ -9027,24 +9053,18 @@ def split_exiftool_faq(page_html: str) -> tuple[str, list[tuple[str, str, str]]]
     An entry with no text under it asks nothing. The
     patterns cannot cross a paragraph's or a bold's tags: linear."""
     body = drop_anchor_lists(page_html, EXIFTOOL_FAQ)
-    footers = list(_EXIFTOOL_FOOTER.finditer(body))
-    footer = footers[-1] if footers else None  # the last rule over "Last revised"
-    end_of_entries = footer.start() if footer else len(body)
-    intro, spans = _entry_spans(body[:end_of_entries], _EXIFTOOL_QUESTION)
-    parts = [intro]
-    qa: list[tuple[str, str, str]] = []
-    seen: dict[str, int] = {}
-    for m, end in spans:
-        answer = page_to_markdown(body[m.end() : end]).strip()
-        for label, asked in _EXIFTOOL_PHRASING.findall(m.group(2)):
-            asked = _EXIFTOOL_INLINE_CODE.sub("", asked)
-            question = html_text(asked).strip().strip('"\u201c\u201d').strip()
-            if answer and question:
-                qa.append((_repeat_id(seen, label), question, answer))
-        parts.append(answer)
-    if footer:
-        parts.append(page_to_markdown(body[footer.start() :]).strip())
-    return _joined_parts(parts), qa
+    # the entries end at the last rule over "Last revised"
+    intro, spans, footer = _entry_spans_before_footer(body, _EXIFTOOL_QUESTION, _EXIFTOOL_FOOTER)
+
+    def phrasings(m: re.Match[str]) -> list[tuple[str, str]]:
+        asked = []
+        for label, bold in _EXIFTOOL_PHRASING.findall(m.group(2)):
+            question = html_text(_EXIFTOOL_INLINE_CODE.sub("", bold))
+            asked.append((label, question.strip().strip('"\u201c\u201d').strip()))
+        return asked
+
+    answers, qa = _asked_entries(body, spans, phrasings)
+    return _joined_parts([intro, *answers, footer]), qa
 
 
 def exiftool_faq_set() -> NaturalSet:
@@ -9215,10 +9235,7 @@ def vsftpd_faq_set() -> NaturalSet:
         for folder in sorted(p.name for p in examples.iterdir() if p.is_dir()):
             kept += _add_folder(files, doc, f"{VSFTPD_EXAMPLES}/{folder}")
     kept += [f"man/{m}.md" for m in _add_man_pages(files, root, VSFTPD_MAN)]
-    too_long = [rel for rel in kept if len(files[rel]) > VSFTPD_MAX_PAGE_CHARS]
-    for rel in too_long:
-        del files[rel]
-    kept = [rel for rel in kept if rel not in too_long]
+    kept, too_long = _drop_too_long(files, kept, VSFTPD_MAX_PAGE_CHARS)
     return _judged_package_set(
         "vsftpd-faq",
         root,
@@ -9309,21 +9326,11 @@ def split_gm_faq(page_html: str) -> tuple[str, list[tuple[str, str, str]]]:
     an entry with no text under it asks nothing. The pattern cannot cross a heading's
     tags: linear."""
     body = drop_divs(page_html, _GM_CHROME)
-    footers = list(_GM_FOOTER.finditer(body))
-    end_of_entries = footers[-1].start() if footers else len(body)
-    intro, spans = _entry_spans(body[:end_of_entries], _GM_QUESTION)
-    parts = [intro]
-    qa: list[tuple[str, str, str]] = []
-    seen: dict[str, int] = {}
-    for m, end in spans:
-        answer = page_to_markdown(body[m.end() : end]).strip()
-        question = _norm(html.unescape(_TAG.sub("", m.group(2))))
-        if answer and question:
-            qa.append((_repeat_id(seen, m.group(1)), question, answer))
-        parts.append(answer)
-    if footers:
-        parts.append(page_to_markdown(body[end_of_entries:]).strip())
-    return _joined_parts(parts), qa
+    intro, spans, footer = _entry_spans_before_footer(body, _GM_QUESTION, _GM_FOOTER)
+    answers, qa = _asked_entries(
+        body, spans, lambda m: [(m.group(1), _norm(html.unescape(_TAG.sub("", m.group(2)))))]
+    )
+    return _joined_parts([intro, *answers, footer]), qa
 
 
 def graphicsmagick_faq_set() -> NaturalSet:
@@ -9496,10 +9503,7 @@ def expect_faq_set() -> NaturalSet:
     asked = _faq_questions("expect-faq", qa, "FAQ")
     kept = _add_notes(files, doc, EXPECT_TEXTS)
     kept += [f"man/{m}.md" for m in _add_man_pages(files, root, EXPECT_MAN)]
-    too_long = [rel for rel in kept if len(files[rel]) > EXPECT_MAX_PAGE_CHARS]
-    for rel in too_long:
-        del files[rel]
-    kept = [rel for rel in kept if rel not in too_long]
+    kept, too_long = _drop_too_long(files, kept, EXPECT_MAX_PAGE_CHARS)
     return _judged_package_set(
         "expect-faq",
         root,

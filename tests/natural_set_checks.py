@@ -157,18 +157,20 @@ def assert_package_set(
     source: str,
     version: str,
     too_long: str,
+    answers: Mapping[str, str] | None = None,
 ) -> None:
     """What every set built from a package tree must be: named ``name``, its questions the
     FAQ's entries in order (``ids``: each id after ``<name>:``), its corpus exactly
     ``files``, every question's answer from ``source``; no question's text left in the
-    corpus and each answer in its file (:func:`assert_questions_out_answers_in`); the files
+    corpus and each answer in its file, exactly ``answers[id]`` where given
+    (:func:`assert_questions_out_answers_in`); the files
     on disk as the set holds them; the note naming the package's version and the page left
     out as too long (``too_long``); the set registered as held out. The set's own reading
     (encodings, scrubbed quotes, cross-references) stays in its test file."""
     assert nset.name == name
     assert [q.qid for q in nset.questions] == [f"{name}:{k}" for k in ids]
     assert set(nset.files) == set(files)
-    assert_questions_out_answers_in(nset)
+    assert_questions_out_answers_in(nset, answers)
     assert {q.source for q in nset.questions} == {source}
     assert_files_as_written(nset)
     assert version in nset.note and f"over 150000 chars: {too_long}" in nset.note

@@ -7,8 +7,6 @@ import contextlib
 import copyreg
 import io
 import pickle
-import subprocess
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -19,7 +17,6 @@ from langchain_core.vectorstores import VectorStore as LCVectorStore
 from llama_index.core.schema import Document as LIDocument
 from pydantic import ValidationError
 
-import treehop
 from langchain_treehop import TreehopRetriever, TreehopVectorStore
 from langchain_treehop import add_documents as lc_add_documents
 from llama_index.retrievers.treehop import TreehopRetriever as LITreehopRetriever
@@ -37,7 +34,7 @@ from treehop.tagging.ingest import IngestTagger
 
 from fake_servers._http_base import Reply
 from fake_servers.openai_chat import FakeOpenAIChatServer
-from treehop_test_doubles import BagOfWordsEmbedder
+from treehop_test_doubles import BagOfWordsEmbedder, redaction_in_a_new_process
 
 KEY = "plainkey71qqzz"  # (no recognisable key shape: only registration redacts it)
 
@@ -345,8 +342,6 @@ def test_session_show_prints_no_bidirectional_override_a_message_holds(tmp_path:
 
 # -------------------------------------------------------- 7. a key given as an extra header
 
-RETRIEVAL = Path(treehop.__file__).resolve().parents[1]  # (the code under test, in the child too)
-
 
 @pytest.mark.parametrize(
     ("header", "value"),
@@ -373,21 +368,6 @@ def test_a_new_process_that_unpickles_an_embedder_redacts_its_header_key(tmp_pat
     # 9c20d29: a key in the headers was registered nowhere, so not in the new process either
     key = "hdrkey71pickled"
     e = OpenAICompatibleEmbedder("m", base_url="http://127.0.0.1:9/v1", headers={"x-api-key": key})
-    blob = tmp_path / "embedder.pickle"
-    blob.write_bytes(pickle.dumps(e))
-    probe = (
-        "import pickle, sys; from treehop.redaction import redact; "
-        f"before = redact('echo {key}'); pickle.loads(open(sys.argv[1], 'rb').read()); "
-        f"print(before, '|', redact('echo {key}'))"
-    )
-    out = subprocess.run(
-        [sys.executable, "-c", probe, str(blob)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env={"PYTHONPATH": str(RETRIEVAL), "PATH": "/usr/bin:/bin"},
-        check=True,
-    ).stdout.strip()
-    before, after = (s.strip() for s in out.split("|"))
+    before, after = redaction_in_a_new_process(e, key, tmp_path)
     assert before == f"echo {key}"  # (the control: not recognisable unregistered)
     assert key not in after and after.startswith("echo ")

@@ -223,8 +223,8 @@ def test_libxml2_faq_set_from_a_package_tree(doc: Path) -> None:
         source="FAQ.md",
         version="2.9.14+dfsg-1.3~deb12u6",
         too_long="news.html",
+        answers=ANSWERS,
     )
-    nsc.assert_questions_out_answers_in(nset, ANSWERS)
     text = " ".join(nset.files.values())
     assert "left out" not in text and "Main Menu" not in text and "Prev" not in text
     # a page quoting a question scrubbed, its other text kept; API and tutorial pages read

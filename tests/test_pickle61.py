@@ -9,8 +9,6 @@ from __future__ import annotations
 import asyncio
 import copy
 import pickle
-import subprocess
-import sys
 from pathlib import Path
 
 import httpx
@@ -21,10 +19,10 @@ from treehop.errors import UnsupportedUseError
 from treehop.llm import ChatMessage, OpenAICompatibleLLM
 
 from fake_servers.openai_api import FakeOpenAIServer
+from treehop_test_doubles import redaction_in_a_new_process
 
 KEY = "plainkey61zzqq"  # (no recognisable key shape: only registration redacts it)
 MSGS = [ChatMessage(role="user", content="hi")]
-ROOT = Path(__file__).resolve().parents[1]
 
 
 def _last_auth(srv: FakeOpenAIServer) -> str:
@@ -75,22 +73,7 @@ def test_an_embedder_on_a_callers_client_is_refused_by_name() -> None:
 def test_a_new_process_that_unpickles_one_redacts_its_key(tmp_path: Path) -> None:
     """A secret is redacted where it is registered; a new process's registry is empty, so
     unpickling registers the key (and a URL's credentials) again."""
-    blob = tmp_path / "llm.pickle"
     llm = OpenAICompatibleLLM("m", base_url="http://127.0.0.1:9/v1", api_key=KEY)
-    blob.write_bytes(pickle.dumps(llm))
-    probe = (
-        "import pickle, sys; from treehop.redaction import redact; "
-        f"before = redact('echo {KEY}'); pickle.loads(open(sys.argv[1], 'rb').read()); "
-        f"print(before, '|', redact('echo {KEY}'))"
-    )
-    out = subprocess.run(
-        [sys.executable, "-c", probe, str(blob)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env={"PYTHONPATH": f"{ROOT / 'retrieval'}", "PATH": "/usr/bin:/bin"},
-        check=True,
-    ).stdout.strip()
-    before, after = (s.strip() for s in out.split("|"))
+    before, after = redaction_in_a_new_process(llm, KEY, tmp_path)
     assert before == f"echo {KEY}"  # (the control: not recognisable unregistered)
     assert KEY not in after and after.startswith("echo ")

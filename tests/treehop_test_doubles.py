@@ -295,6 +295,36 @@ def run_script(template: str, index: Path, tmp_path: Path) -> list[str]:
     return out.stdout.splitlines()
 
 
+def redaction_in_a_new_process(obj: Any, key: str, tmp_path: Path) -> tuple[str, str]:
+    """Pickle ``obj`` (an LLM or embedder holding ``key``) and unpickle it in a new
+    interpreter, whose registry of secrets starts empty: ``redact("echo <key>")`` there
+    before and after the unpickling. Only the code under test is on the child's path
+    (``retrieval/`` of the ``treehop`` imported here). The pickle tests' one probe, so that
+    each checks the same thing: unpickling registers the key again."""
+    import pickle
+
+    import treehop
+
+    blob = tmp_path / "secret-holder.pickle"
+    blob.write_bytes(pickle.dumps(obj))
+    probe = (
+        "import pickle, sys; from treehop.redaction import redact; "
+        f"before = redact('echo {key}'); pickle.loads(open(sys.argv[1], 'rb').read()); "
+        f"print(before, '|', redact('echo {key}'))"
+    )
+    retrieval = Path(treehop.__file__).resolve().parents[1]
+    out = subprocess.run(
+        [sys.executable, "-c", probe, str(blob)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={"PYTHONPATH": str(retrieval), "PATH": "/usr/bin:/bin"},
+        check=True,
+    ).stdout.strip()
+    before, after = (s.strip() for s in out.split("|"))
+    return before, after
+
+
 SAMPLE_QUERIES = [
     "rotate the API keys",
     "deploy with docker compose",
