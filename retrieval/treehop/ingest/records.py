@@ -733,13 +733,7 @@ async def _diff_docs(client: AsyncTreehop, docs: Sequence[_DocWrite]) -> None:
 def _ingest_taggers(client: AsyncTreehop) -> list[tagger_keys.IngestTagger]:
     """The keyword taggers of the client's tagger chain (whose statistics a batch counts
     into: state blobs written at once, outside the store's generations)."""
-    out: list[tagger_keys.IngestTagger] = []
-    tagger: object = client.writer.tagger
-    while tagger is not None:
-        if isinstance(tagger, tagger_keys.IngestTagger):
-            out.append(tagger)
-        tagger = getattr(tagger, "base", None)
-    return out
+    return tagger_keys.ingest_taggers(client.writer.tagger)
 
 
 def _start_tagger_batch(client: AsyncTreehop) -> list[tagger_keys.IngestTagger]:

@@ -71,6 +71,7 @@ class _StoreAttributes:
     _committed_snap: _Snap | None
     _dim: int | None
     _mem_undo: tuple[_Snap, int | None] | None
+    _commits: int
     _snap_v: _Snap
     _snap: _Snap
 
