@@ -249,3 +249,100 @@ def test_batches_nest_and_close() -> None:
     assert t._journal is not None
     t.end_batch()
     assert t._journal is None
+
+
+# ------------------------------------ 2. a file of several documents stores its source path
+
+_PART1 = "# Deploy\n\nRun the deploy script first; it checks the release notes."
+_PART2 = "Then pass the blue-green flag to roll the release out without downtime."
+_BACKUP = "# Backups\n\nNightly backups rotate every seven days and are copied off site."
+
+
+def _meta(client: Treehop, uri: str) -> dict[str, Any]:
+    node = client.store.get([client.aio.resolve(uri)])[0]
+    assert node is not None, uri
+    return dict(node.metadata)
+
+
+def _pages(docs: Path) -> list[tuple[str, dict[str, Any]]]:
+    """A loader's pages of one file (one ``source``, two pages) and a whole other file."""
+    deploy = str(docs / "guide" / "deploy.md")
+    return [
+        (_PART1, {"source": deploy, "page": 1}),
+        (_PART2, {"source": deploy, "page": 2}),
+        (_BACKUP, {"source": str(docs / "backups.md")}),
+    ]
+
+
+def test_the_chunks_of_one_source_store_its_path_as_a_whole_document_does(tmp_path: Path) -> None:
+    # 9c20d29: the two pages of guide/deploy.md (the chunks of one file) stored no
+    # source_path, where backups.md (a whole document) stored "backups.md" and add_resource
+    # of the folder stores "guide/deploy.md": a filter on source_path missed the chunks
+    docs = tmp_path / "docs"
+    with Treehop(tmp_path / "ix", embedder=BagOfWordsEmbedder(), tagger=None) as c:
+        uris = add_records(c, _pages(docs))
+        assert uris == [
+            "viking://resources/guide/deploy.md#chunk-0",
+            "viking://resources/guide/deploy.md#chunk-1",
+            "viking://resources/backups.md",
+        ]
+        paths = [_meta(c, u).get("source_path") for u in uris]
+        assert paths == ["guide/deploy.md", "guide/deploy.md", "backups.md"]
+        # the file's node shows it too (the keys its chunks share)
+        assert _meta(c, "viking://resources/guide/deploy.md")["source_path"] == "guide/deploy.md"
+        # the loader's own keys are kept as given
+        assert _meta(c, uris[1])["source"] == str(docs / "guide" / "deploy.md")
+        assert _meta(c, uris[1])["page"] == 2
+        hits = c.find(
+            "blue-green flag release",
+            filter={"op": "must", "field": "source_path", "conds": ["guide/deploy.md"]},
+        )
+        found = {m.uri for m in hits.contexts()}
+        assert c.aio.resolve(uris[1]) in found
+        assert found <= {c.aio.resolve(u) for u in uris[:2]} | {
+            c.aio.resolve("viking://resources/guide/deploy.md")
+        }
+
+
+def test_a_chunks_own_source_path_wins_and_a_uri_placed_file_has_none(tmp_path: Path) -> None:
+    # controls: a record's own source_path is stored as given; chunks placed by a URI
+    # (not by a path) get none, as a whole document placed by a URI stores only its name
+    with Treehop(tmp_path / "ix", embedder=BagOfWordsEmbedder(), tagger=None) as c:
+        uris = add_records(
+            c,
+            [
+                (_PART1, {"source": "guide/deploy.md", "source_path": "mine"}),
+                (_PART2, {"source": "guide/deploy.md"}),
+                (_PART1, {"uri": "viking://resources/ops/run.md"}),
+                (_PART2, {"uri": "viking://resources/ops/run.md"}),
+            ],
+        )
+        assert [_meta(c, u).get("source_path") for u in uris] == [
+            "mine",
+            "guide/deploy.md",
+            None,
+            None,
+        ]
+
+
+def test_chunks_written_before_get_the_path_on_re_add_with_the_same_ids_and_no_embedding(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # an index written before (the chunks without source_path: the writer of 9c20d29, the
+    # new step taken out) gets the path when the same documents are added again, with the
+    # same passage ids (made from the metadata given) and nothing embedded
+    from treehop.ingest import records as records_module
+
+    docs = tmp_path / "docs"
+    emb = BagOfWordsEmbedder()
+    with Treehop(tmp_path / "ix", embedder=emb, tagger=None) as c:
+        with monkeypatch.context() as m:
+            m.setattr(records_module, "_with_source_paths", lambda planned, order, group: planned)
+            uris = add_records(c, _pages(docs))
+        assert "source_path" not in _meta(c, uris[0])
+        ids = [_meta(c, u)["treehop_id"] for u in uris[:2]]
+        before = emb.texts_embedded
+        assert add_records(c, _pages(docs)) == uris
+        assert emb.texts_embedded == before
+        assert [_meta(c, u)["treehop_id"] for u in uris[:2]] == ids
+        assert [_meta(c, u)["source_path"] for u in uris[:2]] == ["guide/deploy.md"] * 2

@@ -1,0 +1,51 @@
+"""Items left open by stop 61, on the LlamaIndex side (bench/README.md, "Leftovers, stop 62
+continued (helper leftovers62b)"). Each test fails on 9c20d29."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from llama_index.core.schema import MetadataMode, TextNode
+
+from llama_index.retrievers.treehop import TreehopRetriever, add_documents
+from treehop import Treehop
+
+from treehop_test_doubles import BagOfWordsEmbedder
+
+_PART1 = "Run the deploy script first; it checks the release notes."
+_PART2 = "Then pass the blue-green flag to roll the release out without downtime."
+_BACKUP = "Nightly backups rotate every seven days and are copied off site."
+
+
+@pytest.fixture
+def client(tmp_path: Path) -> Iterator[Treehop]:
+    with Treehop(path=tmp_path / "ix", embedder=BagOfWordsEmbedder(), tagger=None) as c:
+        yield c
+
+
+# ----------------------------------------------- source_path of a reader's split nodes
+def test_the_nodes_of_one_file_show_its_path_under_the_folder(client: Treehop) -> None:
+    # 9c20d29: two nodes a splitter made of deploy.md (one file_path, added together: the
+    # chunks of one file) showed no source_path, in their metadata nor in the LLM's text,
+    # where the whole backups.md showed "source_path: backups.md"
+    deploy = {"file_path": "/home/u/docs/guide/deploy.md", "file_name": "deploy.md"}
+    nodes = [
+        TextNode(text=_PART1, metadata=dict(deploy), start_char_idx=0),
+        TextNode(text=_PART2, metadata=dict(deploy), start_char_idx=len(_PART1) + 1),
+        TextNode(
+            text=_BACKUP,
+            metadata={"file_path": "/home/u/docs/backups.md", "file_name": "backups.md"},
+        ),
+    ]
+    uris = add_documents(client, nodes)
+    assert uris[:2] == [
+        "viking://resources/guide/deploy.md#chunk-0",
+        "viking://resources/guide/deploy.md#chunk-1",
+    ]
+    [hit] = TreehopRetriever(client, similarity_top_k=1).retrieve("blue-green flag downtime")
+    meta = hit.node.metadata
+    assert meta["file_path"] == deploy["file_path"]  # the reader's, as given
+    assert meta["source_path"] == "guide/deploy.md"
+    assert "source_path: guide/deploy.md" in hit.node.get_content(metadata_mode=MetadataMode.LLM)
