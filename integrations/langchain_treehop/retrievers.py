@@ -23,7 +23,7 @@ import contextvars
 import os
 import weakref
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, Self
 
 from langchain_core.callbacks import (
     AsyncCallbackManagerForRetrieverRun,
@@ -70,6 +70,7 @@ from treehop.ingest import records
 from treehop.integration_kit import KnowledgeSource, RetrieverClient, is_knowledge_source
 from treehop.memory import message_role
 from treehop.postprocess import group_chunks
+from treehop.redaction import redact_url
 from treehop.search_options import SearchKwargs
 from treehop.stage_events import stage_events
 from treehop.validation import MAX_LIMIT, check_dense_weight, check_query, check_threshold
@@ -312,44 +313,69 @@ _FIELD_SYNONYMS = {
 ``similarity_top_k``, ``VectorStoreRetriever``'s ``vectorstore``, the per-call ``filter``)."""
 
 
+def _safe_input(loc: Sequence[int | str], value: Any) -> tuple[Any, bool]:
+    """An error's input with what may be a secret left out, and whether anything was: the
+    whole value under a secret-looking name (``llm_api_key=123``, an unknown ``api_key``),
+    and in a dict (a model-level check's input: the constructor's whole dict) the values
+    under such names, and the credentials of a ``*url*`` value
+    (:func:`~treehop.redaction.redact_url`)."""
+    if any(kit.looks_secret(part) for part in loc):
+        return "***", True
+    if not isinstance(value, Mapping):
+        return value, False
+    out: dict[Any, Any] = {}
+    changed = False
+    for key, item in value.items():
+        if kit.looks_secret(key):
+            out[key], changed = "***", True
+        elif isinstance(key, str) and "url" in key.lower() and isinstance(item, str):
+            out[key] = redact_url(item)
+            changed = changed or out[key] != item
+        else:
+            out[key] = item
+    return (out, True) if changed else (value, False)
+
+
 def _with_field_hints(exc: ValidationError, fields: Iterable[str]) -> ValidationError:
     """``exc`` with each "Extra inputs are not permitted" saying which field was meant
-    (``top_k``: ``did you mean 'k'?``; :func:`treehop.integration_kit.did_you_mean`).
+    (``top_k``: ``did you mean 'k'?``; :func:`treehop.integration_kit.did_you_mean`), and
+    no secret in any error's input (:func:`_safe_input`).
 
     Still a ``ValidationError`` (every constructor error of a LangChain component is one)
     with the same errors: their types (``extra_forbidden``), places and inputs, only the
     message longer; the other errors of the call are rebuilt as they were. Why: pydantic
     named the field and not the one meant. The value given under a name that says it is a
     secret (``api_key=`` where ``llm_api_key`` is meant) is left out: pydantic echoed it as
-    ``input_value='sk-...'``."""
+    ``input_value='sk-...'``.
+
+    Why the inputs themselves, not only ``hide_input`` (helper leftovers62b): ``hide_input``
+    hides them from the message only, and ``errors()`` / ``json()`` still held the whole
+    constructor dict, an ``llm_api_key`` string included; and ``model_validate({...})``
+    (which runs ``__init__``) re-raises the errors of this one without it, so its message
+    showed ``input_value={'llm_api_key': 'sk-live-...``, the key's first characters."""
     errors = exc.errors(include_url=False)
-    # A model-level check's error carries the whole constructor dict as its input, an
-    # ``llm_api_key`` string included: pydantic printed its first characters.
-    hide = any(
-        isinstance(e["input"], Mapping) and any(map(kit.looks_secret, e["input"])) for e in errors
-    )
+    safe = [_safe_input(e["loc"], e["input"]) for e in errors]
+    hide = any(changed for _, changed in safe)
     if not hide and not any(e["type"] == "extra_forbidden" for e in errors):
         return exc
     known = list(fields)
     rebuilt: list[InitErrorDetails] = []
-    for e in errors:
+    for e, (value, _) in zip(errors, safe, strict=True):
         loc = e["loc"]
         if e["type"] == "extra_forbidden" and len(loc) == 1 and isinstance(loc[0], str):
             meant = kit.did_you_mean(loc[0], known, _FIELD_SYNONYMS)
             hint = f"; did you mean {meant!r}?" if meant else ""
-            secret = kit.looks_secret(loc[0])
-            hide = hide or secret
             rebuilt.append(
                 {
                     "type": PydanticCustomError(
                         "extra_forbidden", "Extra inputs are not permitted{hint}", {"hint": hint}
                     ),
                     "loc": loc,
-                    "input": "***" if secret else e["input"],
+                    "input": value,
                 }
             )
             continue
-        detail: InitErrorDetails = {"type": e["type"], "loc": loc, "input": e["input"]}
+        detail: InitErrorDetails = {"type": e["type"], "loc": loc, "input": value}
         if "ctx" in e:
             detail["ctx"] = e["ctx"]
         rebuilt.append(detail)
@@ -480,6 +506,34 @@ class TreehopRetriever(BaseRetriever, TreehopRetrievalOptions):
             super().__init__(**data)
         except ValidationError as exc:
             raise _with_field_hints(exc, type(self).model_fields) from None
+
+    # ``model_validate`` / ``_json`` / ``_strings`` run ``__init__`` (pydantic calls a
+    # model's own ``__init__``), whose error pydantic re-raises as a new ``ValidationError``:
+    # the hints stay, the hiding of inputs (``hide_input``) did not. Each gives the
+    # constructor's error again (helper leftovers62b).
+    @classmethod
+    def model_validate(cls, obj: Any, *args: Any, **kwargs: Any) -> Self:
+        """pydantic's ``model_validate``, its errors as the constructor's."""
+        try:
+            return super().model_validate(obj, *args, **kwargs)
+        except ValidationError as exc:
+            raise _with_field_hints(exc, cls.model_fields) from None
+
+    @classmethod
+    def model_validate_json(cls, json_data: Any, *args: Any, **kwargs: Any) -> Self:
+        """pydantic's ``model_validate_json``, its errors as the constructor's."""
+        try:
+            return super().model_validate_json(json_data, *args, **kwargs)
+        except ValidationError as exc:
+            raise _with_field_hints(exc, cls.model_fields) from None
+
+    @classmethod
+    def model_validate_strings(cls, obj: Any, *args: Any, **kwargs: Any) -> Self:
+        """pydantic's ``model_validate_strings``, its errors as the constructor's."""
+        try:
+            return super().model_validate_strings(obj, *args, **kwargs)
+        except ValidationError as exc:
+            raise _with_field_hints(exc, cls.model_fields) from None
 
     @model_validator(mode="before")
     @classmethod

@@ -77,7 +77,13 @@ from .client import (
 )
 from .client_readers import MIN_SPLIT_FIND_MANY
 from .embedders.base import Embedder
-from .errors import IngestError, InvalidQueryError, NotFoundError, UnknownArgumentError
+from .errors import (
+    IngestError,
+    InvalidQueryError,
+    NotFoundError,
+    TreehopError,
+    UnknownArgumentError,
+)
 from .filters import MetadataFilter, ShownField
 from .ingest import records as recmod
 from .ingest.markup import html_to_markdown
@@ -1126,6 +1132,26 @@ def did_you_mean(
         return None
     close = difflib.get_close_matches(name, list(known), n=1)
     return close[0] if close else None
+
+
+def constructor_error(exc: BaseException) -> BaseException:
+    """The treehop error a framework component's ``__init__`` raised, where pydantic's
+    ``model_validate`` (which runs that ``__init__``) wrapped it in a ``ValidationError``
+    of one ``value_error``; else ``exc``. Why: ``model_validate({...})`` then fails as the
+    constructor does (the same class and message), and the wrapper's input, the whole
+    dict with any key given in it, is not handed on."""
+    errors = getattr(exc, "errors", None)
+    if not callable(errors):
+        return exc
+    try:
+        found = errors(include_url=False)
+    except TypeError:  # (not pydantic's)
+        return exc
+    if len(found) == 1 and isinstance(found[0], Mapping):
+        inner = (found[0].get("ctx") or {}).get("error")
+        if isinstance(inner, TreehopError):
+            return inner
+    return exc
 
 
 def looks_secret(name: object) -> bool:

@@ -5,12 +5,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from llama_index.core.schema import MetadataMode, TextNode
 
 from llama_index.retrievers.treehop import TreehopRetriever, add_documents
+from llama_index.vector_stores.treehop import TreehopVectorStore
 from treehop import Treehop
+from treehop.errors import UnknownArgumentError
 
 from treehop_test_doubles import BagOfWordsEmbedder
 
@@ -49,3 +52,34 @@ def test_the_nodes_of_one_file_show_its_path_under_the_folder(client: Treehop) -
     assert meta["file_path"] == deploy["file_path"]  # the reader's, as given
     assert meta["source_path"] == "guide/deploy.md"
     assert "source_path: guide/deploy.md" in hit.node.get_content(metadata_mode=MetadataMode.LLM)
+
+
+# ------------------------------------------- model_validate as the constructor
+SECRET = "sk-live-0123456789abcdef"
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [{"k": 5}, {"similarity_top_k": 3}, {"base_ur": "viking://resources/x"}, {"api_key": SECRET}],
+)
+def test_the_vector_stores_model_validate_fails_as_its_constructor(
+    client: Treehop, extra: dict[str, Any]
+) -> None:
+    # 9c20d29: model_validate({...}) (which runs __init__) wrapped the constructor's
+    # UnknownArgumentError in a ValidationError (value_error) whose errors() held the
+    # whole dict, an api_key given by mistake included
+    with pytest.raises(UnknownArgumentError) as built:
+        TreehopVectorStore(client, **extra)
+    with pytest.raises(UnknownArgumentError) as validated:
+        TreehopVectorStore.model_validate({"client": client, **extra})
+    assert str(validated.value) == str(built.value)
+    assert SECRET not in str(validated.value) and SECRET not in repr(validated.value.args)
+
+
+def test_the_vector_stores_model_validate_builds_the_same_store(client: Treehop) -> None:
+    # control: a valid dict builds the store the constructor builds
+    built = TreehopVectorStore(client, base_uri="viking://resources/kb")
+    validated = TreehopVectorStore.model_validate(
+        {"client": client, "base_uri": "viking://resources/kb"}
+    )
+    assert repr(validated) == repr(built)

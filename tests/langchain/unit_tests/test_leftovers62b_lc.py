@@ -3,11 +3,14 @@ continued (helper leftovers62b)"). Each test fails on 9c20d29."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import json
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from langchain_core.documents import Document
+from pydantic import ValidationError
 
 from langchain_treehop import TreehopRetriever, add_documents
 from treehop import Treehop
@@ -51,3 +54,84 @@ def test_a_loaders_pages_of_one_file_show_its_path_under_the_folder(client: Tree
         got = found.invoke(query)
         assert got and {d.id for d in got} <= set(uris[:2])
         assert all(d.metadata["source_path"] == "guide/deploy.md" for d in got)
+
+
+# ------------------------------------------- model_validate as the constructor
+SECRET = "sk-live-0123456789abcdef"
+URL = "https://admin:hunter2-pass@llm.example.com/v1"
+
+
+def _cases(client: Treehop, index: str) -> list[dict[str, Any]]:
+    return [
+        {"client": client, "top_k": 5},  # another API's name: did you mean 'k'?
+        {"client": client, "similarity_top_k": 3, "k": 2},
+        {"client": client, "api_key": SECRET},  # a secret under an unknown name
+        {"client": client, "llm_api_key": SECRET, "search_type": "bogus"},  # a model check
+        {"path": index, "llm_api_key": SECRET, "llm_base_url": URL, "k": "many"},
+        {"path": index, "llm_api_key": SECRET, "llm_base_url": URL, "search_type": "mmr2"},
+        {"llm_api_key": 12345678901234, "client": client},  # a secret's own wrong type
+    ]
+
+
+def _failure(make: Callable[[], object]) -> ValidationError:
+    with pytest.raises(ValidationError) as err:
+        make()
+    return err.value
+
+
+def _plain(err: ValidationError) -> list[dict[str, Any]]:
+    """The errors, each context value as its text (an exception compares by identity)."""
+    out = []
+    for e in err.errors(include_url=False):
+        d = dict(e)
+        if "ctx" in d:
+            d["ctx"] = {k: str(v) for k, v in d["ctx"].items()}
+        out.append(d)
+    return out
+
+
+def _shown(err: ValidationError) -> list[str]:
+    """Everything an error shows or hands on: its message, its errors, its JSON."""
+    return [str(err), repr(err), repr(err.errors()), err.json()]
+
+
+def test_model_validate_fails_as_the_constructor_does(client: Treehop, tmp_path: Path) -> None:
+    # 9c20d29: model_validate({...}) (which runs __init__, whose error pydantic re-raises)
+    # lost the constructor's hiding: "input_value={'llm_api_key': 'sk-live-..." (the key's
+    # first characters) in its message; now the same error, message and errors
+    for data in _cases(client, str(tmp_path / "ix")):
+        built = _failure(lambda data=data: TreehopRetriever(**data))
+        validated = _failure(lambda data=data: TreehopRetriever.model_validate(dict(data)))
+        assert str(validated) == str(built)
+        assert _plain(validated) == _plain(built)
+        if "client" not in data:  # (a client is no JSON)
+            raw = json.dumps(data)
+            from_json = _failure(lambda raw=raw: TreehopRetriever.model_validate_json(raw))
+            assert str(from_json) == str(built)
+    hinted = _failure(lambda: TreehopRetriever.model_validate({"client": client, "top_k": 5}))
+    assert "did you mean 'k'?" in str(hinted)
+
+
+def test_no_secret_in_any_error_of_the_constructor_or_model_validate(
+    client: Treehop, tmp_path: Path
+) -> None:
+    # 9c20d29: hide_input hid the constructor dict from the message only: errors() and
+    # json() held the whole llm_api_key (and a base URL's password), for the constructor
+    # too; model_validate showed the key's first characters in its message
+    for data in _cases(client, str(tmp_path / "ix")):
+        for make in (
+            lambda data=data: TreehopRetriever(**data),
+            lambda data=data: TreehopRetriever.model_validate(dict(data)),
+        ):
+            for text in _shown(_failure(make)):
+                assert "sk-live" not in text and "0123456789abcdef" not in text
+                assert "hunter2" not in text and "12345678901234" not in text
+
+
+def test_a_retriever_from_model_validate_hides_its_key_as_one_built(client: Treehop) -> None:
+    # control: a valid dict builds the same retriever; its key is a SecretStr either way
+    built = TreehopRetriever(client=client, k=3, llm_api_key=SECRET)
+    validated = TreehopRetriever.model_validate({"client": client, "k": 3, "llm_api_key": SECRET})
+    assert repr(validated) == repr(built) and SECRET not in repr(validated)
+    assert validated.k == 3 and validated.llm_api_key is not None
+    assert validated.llm_api_key.get_secret_value() == SECRET
