@@ -64,7 +64,7 @@ from treehop import tags as tagmod
 from treehop import uri as urimod
 from treehop.arguments import check_target_uris
 from treehop.embedders.base import Embedder
-from treehop.errors import InvalidQueryError, InvalidURIError, TreehopError
+from treehop.errors import InvalidQueryError, InvalidURIError, TreehopError, UnknownArgumentError
 from treehop.filters import show_fields
 from treehop.ingest import records
 from treehop.integration_kit import KnowledgeSource, RetrieverClient, is_knowledge_source
@@ -383,6 +383,33 @@ def _with_field_hints(exc: ValidationError, fields: Iterable[str]) -> Validation
         return ValidationError.from_exception_data(exc.title, rebuilt, hide_input=hide)
     except (TypeError, ValueError, KeyError):  # pragma: no cover - an error pydantic cannot rebuild
         return exc
+
+
+def _unknown_call_arguments(
+    unknown: Sequence[str], given: Mapping[str, Any]
+) -> UnknownArgumentError:
+    """The error for a call's keywords that are no option (``invoke(q, top_k=3)``): each
+    with the option meant (the table's sentence, else ``did you mean 'k'?`` as the
+    constructor says it: another API's name or the closest spelling), then the options.
+
+    Why an :class:`~treehop.errors.UnknownArgumentError` (helper leftovers62b): the
+    constructor's keyword errors name the field meant, a call's named it only for the six
+    names of its table (``similarity_top_k``, a typo like ``metadata_filtr``: none), as an
+    ``InvalidQueryError``; now as the constructor and the LlamaIndex retriever's, still an
+    ``InvalidQueryError`` (and a ``TypeError``, as Python's own). LangChain's ``invoke``
+    catches neither (its callbacks see the error, then it is raised)."""
+    hints = []
+    for u in unknown:
+        if u == "search_type":
+            hints.append(f" {_search_type_hint(given[u])}")
+        elif u in _DID_YOU_MEAN:
+            hints.append(f" Use {_DID_YOU_MEAN[u]} instead of {u}.")
+        elif (meant := kit.did_you_mean(u, _OPTION_FIELDS, _FIELD_SYNONYMS)) in _OPTION_FIELDS:
+            hints.append(f" {u[:100]!r}: did you mean {meant!r}?")
+    return UnknownArgumentError(
+        f"unknown retriever argument(s) {list(unknown)}.{''.join(hints)} Per-call arguments "
+        f"are: {', '.join(_OPTION_FIELDS)}"
+    )
 
 
 _BATCHED: contextvars.ContextVar[tuple[object, Mapping[str, FindResult]] | None] = (
@@ -708,17 +735,7 @@ class TreehopRetriever(BaseRetriever, TreehopRetrievalOptions):
             overrides["metadata_filter"] = overrides.pop("filter")
         unknown = sorted(set(overrides) - set(_OPTION_FIELDS))
         if unknown:
-            hints = "".join(
-                f" {_search_type_hint(overrides[u])}"
-                if u == "search_type"
-                else f" Use {_DID_YOU_MEAN[u]} instead of {u}."
-                for u in unknown
-                if u in _DID_YOU_MEAN
-            )
-            raise InvalidQueryError(
-                f"unknown retriever argument(s) {unknown}.{hints} Per-call arguments are: "
-                f"{', '.join(_OPTION_FIELDS)}"
-            )
+            raise _unknown_call_arguments(unknown, overrides)
         current = {name: getattr(self, name) for name in _OPTION_FIELDS}
         try:
             opts = TreehopRetrievalOptions.model_validate({**current, **overrides})

@@ -1183,11 +1183,26 @@ def unknown_arguments(
     return UnknownArgumentError(f"{owner}: {'; '.join(parts)}. It takes {', '.join(takes)}")
 
 
-def reject_extra(kwargs: Mapping[str, Any], where: str) -> None:
+def reject_extra(
+    kwargs: Mapping[str, Any],
+    where: str,
+    takes: Sequence[str] = (),
+    synonyms: Mapping[str, str] | None = None,
+) -> None:
     """Adapters take ``**kwargs`` because their frameworks pass them; unknown ones are errors,
-    never silently ignored."""
+    never silently ignored: an :class:`~treehop.errors.UnknownArgumentError` (an
+    ``InvalidQueryError`` and a ``TypeError``, as a constructor's unknown keyword), each name
+    with the one meant among ``takes`` (:func:`did_you_mean`). Why a ``TypeError`` is safe
+    here (helper leftovers62b): no caller in LangChain or LlamaIndex catches one around a
+    vector store's ``add`` / ``delete`` / ``query`` (LlamaIndex's ``except TypeError`` sit
+    in its tool calling and index-struct loading)."""
     if kwargs:
-        raise InvalidQueryError(f"{where}: unknown argument(s) {sorted(kwargs)}")
+        hints = "".join(
+            f" {name[:100]!r}: did you mean {meant!r}?"
+            for name in sorted(kwargs)
+            if isinstance(name, str) and (meant := did_you_mean(name, takes, synonyms))
+        )
+        raise UnknownArgumentError(f"{where}: unknown argument(s) {sorted(kwargs)}.{hints}")
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")

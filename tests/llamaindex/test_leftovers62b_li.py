@@ -9,11 +9,13 @@ from typing import Any
 
 import pytest
 from llama_index.core.schema import MetadataMode, TextNode
+from llama_index.core.vector_stores.types import VectorStoreQuery
 
 from llama_index.retrievers.treehop import TreehopRetriever, add_documents
 from llama_index.vector_stores.treehop import TreehopVectorStore
 from treehop import Treehop
 from treehop.errors import UnknownArgumentError
+from treehop.integration_kit import reject_extra
 
 from treehop_test_doubles import BagOfWordsEmbedder
 
@@ -83,3 +85,28 @@ def test_the_vector_stores_model_validate_builds_the_same_store(client: Treehop)
         {"client": client, "base_uri": "viking://resources/kb"}
     )
     assert repr(validated) == repr(built)
+
+
+# ------------------------------------------------ per-call keywords of the vector store
+def test_the_vector_stores_unknown_call_keywords_are_unknown_argument_errors(
+    client: Treehop,
+) -> None:
+    # 9c20d29: a plain InvalidQueryError; now the constructor's UnknownArgumentError (a
+    # TypeError too: no LlamaIndex caller of add / delete / query catches one)
+    store = TreehopVectorStore(client)
+    query = VectorStoreQuery(query_str="backups", similarity_top_k=2)
+    for call in (
+        lambda: store.query(query, similarity_top_k=3),
+        lambda: store.delete("doc-1", missing_ok=True),
+        lambda: store.add([], batch=3),
+    ):
+        with pytest.raises(UnknownArgumentError, match="unknown argument"):
+            call()
+
+
+def test_reject_extra_names_the_keyword_meant() -> None:
+    with pytest.raises(UnknownArgumentError) as err:
+        reject_extra({"similarity_topk": 3, "zzyzx": 1}, "query", ("similarity_top_k",))
+    msg = str(err.value)
+    assert "'similarity_topk': did you mean 'similarity_top_k'?" in msg
+    assert "'zzyzx': did you mean" not in msg

@@ -3,6 +3,7 @@ continued (helper leftovers62b)"). Each test fails on 9c20d29."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -12,8 +13,9 @@ import pytest
 from langchain_core.documents import Document
 from pydantic import ValidationError
 
-from langchain_treehop import TreehopRetriever, add_documents
+from langchain_treehop import TreehopRetriever, TreehopVectorStore, add_documents
 from treehop import Treehop
+from treehop.errors import InvalidQueryError, UnknownArgumentError
 
 from treehop_test_doubles import BagOfWordsEmbedder
 
@@ -135,3 +137,43 @@ def test_a_retriever_from_model_validate_hides_its_key_as_one_built(client: Tree
     assert repr(validated) == repr(built) and SECRET not in repr(validated)
     assert validated.k == 3 and validated.llm_api_key is not None
     assert validated.llm_api_key.get_secret_value() == SECRET
+
+
+# ------------------------------------------------ per-call keywords named as meant
+@pytest.mark.parametrize(
+    ("given", "meant"),
+    [
+        ("similarity_top_k", "'k'"),  # LlamaIndex's name
+        ("n_results", "'k'"),
+        ("metadata_filtr", "'metadata_filter'"),  # a typo
+        ("dense_weigth", "'dense_weight'"),
+        ("limit", "Use k instead of limit."),  # (the table's sentence, as before)
+    ],
+)
+def test_a_calls_unknown_keyword_names_the_option_meant(
+    client: Treehop, given: str, meant: str
+) -> None:
+    # 9c20d29: an InvalidQueryError naming the option only for the six names of its table
+    # ("unknown retriever argument(s) ['similarity_top_k']. Per-call arguments are: ...")
+    retriever = TreehopRetriever(client, k=2)
+    for call in (
+        lambda: retriever.invoke("backups", **{given: 3}),
+        lambda: asyncio.run(retriever.ainvoke("backups", **{given: 3})),
+        lambda: retriever.batch(["backups", "deploy"], **{given: 3}),
+    ):
+        with pytest.raises(UnknownArgumentError) as err:
+            call()
+        msg = str(err.value)
+        assert f"['{given}']" in msg and meant in msg and "Per-call arguments are" in msg
+        # still the InvalidQueryError it was, and Python's TypeError as the constructor's
+        assert isinstance(err.value, InvalidQueryError) and isinstance(err.value, TypeError)
+
+
+def test_a_search_keyword_names_the_one_meant(client: Treehop) -> None:
+    store = TreehopVectorStore(client)
+    for given, meant in (("top_k", "k"), ("fetchk", "fetch_k"), ("metadata_filter", "filter")):
+        with pytest.raises(UnknownArgumentError, match=f"did you mean '{meant}'"):
+            store.similarity_search("backups", **{given: 3})
+    with pytest.raises(UnknownArgumentError) as err:  # control: close to nothing
+        store.similarity_search("backups", zzyzx=3)
+    assert "did you mean" not in str(err.value) and "the search arguments are" in str(err.value)
