@@ -371,3 +371,27 @@ def test_a_new_process_that_unpickles_an_embedder_redacts_its_header_key(tmp_pat
     before, after = redaction_in_a_new_process(e, key, tmp_path)
     assert before == f"echo {key}"  # (the control: not recognisable unregistered)
     assert key not in after and after.startswith("echo ")
+
+
+@pytest.mark.parametrize("case", sorted(HOSTILE_NAMES))
+@pytest.mark.parametrize(
+    "call", ["langchain-invoke", "langchain-store-delete", "llamaindex-store-delete"]
+)
+def test_a_per_call_unknown_arguments_name_is_shown_escaped_redacted_and_cut(
+    client: Treehop, call: str, case: str
+) -> None:
+    # (lead, stop 62) leftovers62b's per-call keyword errors printed the names as given
+    # (``unknown retriever argument(s) [...]`` the list's repr, the hint cut but not
+    # redacted), past the constructors' treatment (above)
+    from llama_index.vector_stores.treehop import TreehopVectorStore as LIVectorStore
+
+    name = HOSTILE_NAMES[case]
+    with pytest.raises(UnknownArgumentError) as ei:
+        if call == "langchain-invoke":
+            TreehopRetriever(client=client).invoke("alpha", **{name: 1})
+        elif call == "langchain-store-delete":
+            TreehopVectorStore(client=client).delete(["nope"], **{name: 1})
+        else:
+            LIVectorStore(client).delete("nope", **{name: 1})
+    _clean(str(ei.value))
+    assert "unknown" in str(ei.value)

@@ -377,7 +377,13 @@ def add_records_one_by_one(client: Any, batch: Sequence[Any]) -> None:
     reference its batch write must equal (``tests/test_records_atomic.py``) and the
     baseline ``bench/bench_add_records.py`` times."""
     from treehop import tags as tagmod
-    from treehop.ingest.records import Passage, PassageStore, _add_kwargs, plan_records
+    from treehop.ingest.records import (
+        Passage,
+        PassageStore,
+        _add_kwargs,
+        plan_records,
+        stable_id,
+    )
 
     plan = plan_records(client, batch)
 
@@ -398,7 +404,19 @@ def add_records_one_by_one(client: Any, batch: Sequence[Any]) -> None:
             group = groups.pop(p.target_uri, None)
             if group is None:
                 continue
-            passages = [Passage(g.text, g.metadata, g.id, offset=g.offset) for g in group]
+            # (each chunk with the source path it was placed by, its id made from the
+            # metadata given: stored by the batch since leftovers62b)
+            passages = [
+                Passage(
+                    g.text,
+                    g.metadata
+                    if g.source_path is None or "source_path" in g.metadata
+                    else {**g.metadata, "source_path": g.source_path},
+                    g.id if g.id is not None else stable_id(g.text, g.metadata),
+                    offset=g.offset,
+                )
+                for g in group
+            ]
             tags = tagmod.merge(*(g.tags for g in group))
             await store.awrite_file(p.target_uri, passages, tags=tags)
 

@@ -23,7 +23,7 @@ import contextvars
 import os
 import weakref
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, Self
 
 from langchain_core.callbacks import (
     AsyncCallbackManagerForRetrieverRun,
@@ -64,12 +64,13 @@ from treehop import tags as tagmod
 from treehop import uri as urimod
 from treehop.arguments import check_target_uris
 from treehop.embedders.base import Embedder
-from treehop.errors import InvalidQueryError, InvalidURIError, TreehopError
+from treehop.errors import InvalidQueryError, InvalidURIError, TreehopError, UnknownArgumentError
 from treehop.filters import show_fields
 from treehop.ingest import records
 from treehop.integration_kit import KnowledgeSource, RetrieverClient, is_knowledge_source
 from treehop.memory import message_role
 from treehop.postprocess import group_chunks
+from treehop.redaction import redact_url
 from treehop.search_options import SearchKwargs
 from treehop.stage_events import stage_events
 from treehop.validation import MAX_LIMIT, check_dense_weight, check_query, check_threshold
@@ -312,9 +313,33 @@ _FIELD_SYNONYMS = {
 ``similarity_top_k``, ``VectorStoreRetriever``'s ``vectorstore``, the per-call ``filter``)."""
 
 
+def _safe_input(loc: Sequence[int | str], value: Any) -> tuple[Any, bool]:
+    """An error's input with what may be a secret left out, and whether anything was: the
+    whole value under a secret-looking name (``llm_api_key=123``, an unknown ``api_key``),
+    and in a dict (a model-level check's input: the constructor's whole dict) the values
+    under such names, and the credentials of a ``*url*`` value
+    (:func:`~treehop.redaction.redact_url`)."""
+    if any(kit.looks_secret(part) for part in loc):
+        return "***", True
+    if not isinstance(value, Mapping):
+        return value, False
+    out: dict[Any, Any] = {}
+    changed = False
+    for key, item in value.items():
+        if kit.looks_secret(key):
+            out[key], changed = "***", True
+        elif isinstance(key, str) and "url" in key.lower() and isinstance(item, str):
+            out[key] = redact_url(item)
+            changed = changed or out[key] != item
+        else:
+            out[key] = item
+    return (out, True) if changed else (value, False)
+
+
 def _with_field_hints(exc: ValidationError, fields: Iterable[str]) -> ValidationError:
     """``exc`` with each "Extra inputs are not permitted" saying which field was meant
-    (``top_k``: ``did you mean 'k'?``; :func:`treehop.integration_kit.did_you_mean`).
+    (``top_k``: ``did you mean 'k'?``; :func:`treehop.integration_kit.did_you_mean`), and
+    no secret in any error's input (:func:`_safe_input`).
 
     Still a ``ValidationError`` (every constructor error of a LangChain component is one)
     with the same errors: their types (``extra_forbidden``), places and inputs, only the
@@ -324,27 +349,28 @@ def _with_field_hints(exc: ValidationError, fields: Iterable[str]) -> Validation
     ``input_value='sk-...'``. So is every input where one holds a secret
     (:func:`~treehop.integration_kit.shows_secret`), and a name an error cannot show as
     given (a control character, a registered key, past 100 characters) is the place as
-    :func:`~treehop.integration_kit.shown_name` shows it (helper attacks71)."""
+    :func:`~treehop.integration_kit.shown_name` shows it (helper attacks71).
+
+    Why the inputs themselves, not only ``hide_input`` (helper leftovers62b): ``hide_input``
+    hides them from the message only, and ``errors()`` / ``json()`` still held the whole
+    constructor dict, an ``llm_api_key`` string included; and ``model_validate({...})``
+    (which runs ``__init__``) re-raises the errors of this one without it, so its message
+    showed ``input_value={'llm_api_key': 'sk-live-...``, the key's first characters."""
     errors = exc.errors(include_url=False)
-    # A model-level check's error carries the whole constructor dict as its input, an
-    # ``llm_api_key`` string included: pydantic printed its first characters.
-    hide = any(
-        isinstance(e["input"], Mapping) and any(map(kit.looks_secret, e["input"])) for e in errors
-    )
+    safe = [_safe_input(e["loc"], e["input"]) for e in errors]
     # (a registered key or a URL's password given under any name: pydantic echoed it as the
     # value; helper attacks71)
-    hide = hide or any(kit.shows_secret(e["input"]) for e in errors)
+    safe = [("***", True) if kit.shows_secret(v) else (v, c) for v, c in safe]
+    hide = any(changed for _, changed in safe)
     if not hide and not any(e["type"] == "extra_forbidden" for e in errors):
         return exc
     known = list(fields)
     rebuilt: list[InitErrorDetails] = []
-    for e in errors:
+    for e, (value, _) in zip(errors, safe, strict=True):
         loc = e["loc"]
         if e["type"] == "extra_forbidden" and len(loc) == 1 and isinstance(loc[0], str):
             meant = kit.did_you_mean(loc[0], known, _FIELD_SYNONYMS)
             hint = f"; did you mean {meant!r}?" if meant else ""
-            secret = kit.looks_secret(loc[0])
-            hide = hide or secret
             # the name as an error shows it (escaped, redacted, cut: kit.shown_name); an
             # ordinary name as it is
             shown = kit.shown_name(loc[0])
@@ -354,11 +380,11 @@ def _with_field_hints(exc: ValidationError, fields: Iterable[str]) -> Validation
                         "extra_forbidden", "Extra inputs are not permitted{hint}", {"hint": hint}
                     ),
                     "loc": loc if shown[1:-1] == loc[0] else (shown,),
-                    "input": "***" if secret else e["input"],
+                    "input": value,
                 }
             )
             continue
-        detail: InitErrorDetails = {"type": e["type"], "loc": loc, "input": e["input"]}
+        detail: InitErrorDetails = {"type": e["type"], "loc": loc, "input": value}
         if "ctx" in e:
             detail["ctx"] = e["ctx"]
         rebuilt.append(detail)
@@ -366,6 +392,35 @@ def _with_field_hints(exc: ValidationError, fields: Iterable[str]) -> Validation
         return ValidationError.from_exception_data(exc.title, rebuilt, hide_input=hide)
     except (TypeError, ValueError, KeyError):  # pragma: no cover - an error pydantic cannot rebuild
         return exc
+
+
+def _unknown_call_arguments(
+    unknown: Sequence[str], given: Mapping[str, Any]
+) -> UnknownArgumentError:
+    """The error for a call's keywords that are no option (``invoke(q, top_k=3)``): each
+    with the option meant (the table's sentence, else ``did you mean 'k'?`` as the
+    constructor says it: another API's name or the closest spelling), then the options.
+
+    Why an :class:`~treehop.errors.UnknownArgumentError` (helper leftovers62b): the
+    constructor's keyword errors name the field meant, a call's named it only for the six
+    names of its table (``similarity_top_k``, a typo like ``metadata_filtr``: none), as an
+    ``InvalidQueryError``; now as the constructor and the LlamaIndex retriever's, still an
+    ``InvalidQueryError`` (and a ``TypeError``, as Python's own). LangChain's ``invoke``
+    catches neither (its callbacks see the error, then it is raised)."""
+    hints = []
+    for u in unknown:
+        if u == "search_type":
+            hints.append(f" {_search_type_hint(given[u])}")
+        elif u in _DID_YOU_MEAN:
+            hints.append(f" Use {_DID_YOU_MEAN[u]} instead of {u}.")
+        elif (meant := kit.did_you_mean(u, _OPTION_FIELDS, _FIELD_SYNONYMS)) in _OPTION_FIELDS:
+            hints.append(f" {kit.shown_name(u)}: did you mean {meant!r}?")
+    # (each name as an error shows it: escaped, redacted, cut; kit.shown_name)
+    shown = ", ".join(map(kit.shown_name, unknown))
+    return UnknownArgumentError(
+        f"unknown retriever argument(s) [{shown}].{''.join(hints)} Per-call arguments "
+        f"are: {', '.join(_OPTION_FIELDS)}"
+    )
 
 
 _BATCHED: contextvars.ContextVar[tuple[object, Mapping[str, FindResult]] | None] = (
@@ -499,6 +554,34 @@ class TreehopRetriever(BaseRetriever, TreehopRetrievalOptions):
             super().__init__(**data)
         except ValidationError as exc:
             raise _with_field_hints(exc, type(self).model_fields) from None
+
+    # ``model_validate`` / ``_json`` / ``_strings`` run ``__init__`` (pydantic calls a
+    # model's own ``__init__``), whose error pydantic re-raises as a new ``ValidationError``:
+    # the hints stay, the hiding of inputs (``hide_input``) did not. Each gives the
+    # constructor's error again (helper leftovers62b).
+    @classmethod
+    def model_validate(cls, obj: Any, *args: Any, **kwargs: Any) -> Self:
+        """pydantic's ``model_validate``, its errors as the constructor's."""
+        try:
+            return super().model_validate(obj, *args, **kwargs)
+        except ValidationError as exc:
+            raise _with_field_hints(exc, cls.model_fields) from None
+
+    @classmethod
+    def model_validate_json(cls, json_data: Any, *args: Any, **kwargs: Any) -> Self:
+        """pydantic's ``model_validate_json``, its errors as the constructor's."""
+        try:
+            return super().model_validate_json(json_data, *args, **kwargs)
+        except ValidationError as exc:
+            raise _with_field_hints(exc, cls.model_fields) from None
+
+    @classmethod
+    def model_validate_strings(cls, obj: Any, *args: Any, **kwargs: Any) -> Self:
+        """pydantic's ``model_validate_strings``, its errors as the constructor's."""
+        try:
+            return super().model_validate_strings(obj, *args, **kwargs)
+        except ValidationError as exc:
+            raise _with_field_hints(exc, cls.model_fields) from None
 
     @model_validator(mode="before")
     @classmethod
@@ -678,17 +761,7 @@ class TreehopRetriever(BaseRetriever, TreehopRetrievalOptions):
             overrides["metadata_filter"] = overrides.pop("filter")
         unknown = sorted(set(overrides) - set(_OPTION_FIELDS))
         if unknown:
-            hints = "".join(
-                f" {_search_type_hint(overrides[u])}"
-                if u == "search_type"
-                else f" Use {_DID_YOU_MEAN[u]} instead of {u}."
-                for u in unknown
-                if u in _DID_YOU_MEAN
-            )
-            raise InvalidQueryError(
-                f"unknown retriever argument(s) {unknown}.{hints} Per-call arguments are: "
-                f"{', '.join(_OPTION_FIELDS)}"
-            )
+            raise _unknown_call_arguments(unknown, overrides)
         current = {name: getattr(self, name) for name in _OPTION_FIELDS}
         try:
             opts = TreehopRetrievalOptions.model_validate({**current, **overrides})

@@ -46,7 +46,7 @@ from langchain_core.vectorstores.utils import maximal_marginal_relevance
 from treehop import AsyncTreehop, MatchedContext, Treehop
 from treehop import integration_kit as kit
 from treehop.arguments import check_bool
-from treehop.errors import InvalidQueryError
+from treehop.errors import InvalidQueryError, UnknownArgumentError
 from treehop.ingest.records import INTERNAL_KEYS, Passage
 from treehop.integration_kit import TreehopClient, reject_extra
 from treehop.search_options import SearchKwargs
@@ -58,6 +58,17 @@ from .filters import to_treehop_filter
 T = TypeVar("T")
 DEFAULT_BASE_URI = "viking://resources"
 _EMBEDDING = kit.EmbeddingSlot(as_treehop_embedder, "embeddings", "embedding")
+_SEARCH_SYNONYMS = {
+    "top_k": "k",
+    "similarity_top_k": "k",
+    "limit": "k",
+    "n_results": "k",
+    "metadata_filter": "filter",
+    "filters": "filter",
+    "where": "filter",
+}
+"""Other APIs' names for a search's keywords (LlamaIndex's ``similarity_top_k``, Chroma's
+``n_results`` and ``where``, the retriever's ``metadata_filter``)."""
 _SEARCH_KWARGS = frozenset(
     {
         "filter",
@@ -70,6 +81,9 @@ _SEARCH_KWARGS = frozenset(
         "include_directories",
     }
 )
+_SEARCH_MEANT = sorted(_SEARCH_KWARGS | {"k", "fetch_k", "lambda_mult"})
+"""What an unknown search keyword may have meant: the search arguments and the methods'
+own (``k``; ``fetch_k``, ``lambda_mult`` of an MMR search)."""
 
 _PER_SEARCH = (
     "a search's argument, given per call: similarity_search(query, k=4, filter={...}), or "
@@ -331,9 +345,15 @@ class TreehopVectorStore(kit.IndexedStore, VectorStore):
         unknown = sorted(set(kwargs) - _SEARCH_KWARGS)
         if unknown:
             # (the methods' own parameters named too: a user who typed `fetchk` in an MMR
-            # search was shown a list without `fetch_k`)
-            raise InvalidQueryError(
-                f"unknown search argument(s) {unknown}; the search arguments are "
+            # search was shown a list without `fetch_k`; each unknown name with the one
+            # meant, an UnknownArgumentError as the constructor's: helper leftovers62b)
+            hints = "".join(
+                f" {u[:100]!r}: did you mean {meant!r}?"
+                for u in unknown
+                if (meant := kit.did_you_mean(u, _SEARCH_MEANT, _SEARCH_SYNONYMS)) is not None
+            )
+            raise UnknownArgumentError(
+                f"unknown search argument(s) {unknown};{hints} the search arguments are "
                 f"{', '.join(sorted(_SEARCH_KWARGS))}, beside the methods' own k (and "
                 "fetch_k, lambda_mult in the max_marginal_relevance_search methods and "
                 "search_type='mmr')"

@@ -77,7 +77,13 @@ from .client import (
 )
 from .client_readers import MIN_SPLIT_FIND_MANY
 from .embedders.base import Embedder
-from .errors import IngestError, InvalidQueryError, NotFoundError, UnknownArgumentError
+from .errors import (
+    IngestError,
+    InvalidQueryError,
+    NotFoundError,
+    TreehopError,
+    UnknownArgumentError,
+)
 from .filters import MetadataFilter, ShownField
 from .ingest import records as recmod
 from .ingest.markup import html_to_markdown
@@ -1129,6 +1135,26 @@ def did_you_mean(
     return close[0] if close else None
 
 
+def constructor_error(exc: BaseException) -> BaseException:
+    """The treehop error a framework component's ``__init__`` raised, where pydantic's
+    ``model_validate`` (which runs that ``__init__``) wrapped it in a ``ValidationError``
+    of one ``value_error``; else ``exc``. Why: ``model_validate({...})`` then fails as the
+    constructor does (the same class and message), and the wrapper's input, the whole
+    dict with any key given in it, is not handed on."""
+    errors = getattr(exc, "errors", None)
+    if not callable(errors):
+        return exc
+    try:
+        found = errors(include_url=False)
+    except TypeError:  # (not pydantic's)
+        return exc
+    if len(found) == 1 and isinstance(found[0], Mapping):
+        inner = (found[0].get("ctx") or {}).get("error")
+        if isinstance(inner, TreehopError):
+            return inner
+    return exc
+
+
 def looks_secret(name: object) -> bool:
     """Whether an argument's name says its value may be a secret (``api_key``, ``token``):
     such a value is left out of an error that names the argument."""
@@ -1178,11 +1204,29 @@ def unknown_arguments(
     return UnknownArgumentError(f"{owner}: {'; '.join(parts)}. It takes {', '.join(takes)}")
 
 
-def reject_extra(kwargs: Mapping[str, Any], where: str) -> None:
+def reject_extra(
+    kwargs: Mapping[str, Any],
+    where: str,
+    takes: Sequence[str] = (),
+    synonyms: Mapping[str, str] | None = None,
+) -> None:
     """Adapters take ``**kwargs`` because their frameworks pass them; unknown ones are errors,
-    never silently ignored."""
+    never silently ignored: an :class:`~treehop.errors.UnknownArgumentError` (an
+    ``InvalidQueryError`` and a ``TypeError``, as a constructor's unknown keyword), each name
+    with the one meant among ``takes`` (:func:`did_you_mean`). Why a ``TypeError`` is safe
+    here (helper leftovers62b): no caller in LangChain or LlamaIndex catches one around a
+    vector store's ``add`` / ``delete`` / ``query`` (LlamaIndex's ``except TypeError`` sit
+    in its tool calling and index-struct loading)."""
     if kwargs:
-        raise InvalidQueryError(f"{where}: unknown argument(s) {sorted(kwargs)}")
+        names = sorted(kwargs, key=str)
+        hints = "".join(
+            f" {shown_name(name)}: did you mean {meant!r}?"
+            for name in names
+            if isinstance(name, str) and (meant := did_you_mean(name, takes, synonyms))
+        )
+        # (each name as an error shows it: escaped, redacted, cut; :func:`shown_name`)
+        shown = ", ".join(map(shown_name, names))
+        raise UnknownArgumentError(f"{where}: unknown argument(s) [{shown}].{hints}")
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")

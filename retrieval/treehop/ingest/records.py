@@ -779,13 +779,7 @@ async def _diff_docs(client: AsyncTreehop, docs: Sequence[_DocWrite]) -> None:
 def _ingest_taggers(client: AsyncTreehop) -> list[tagger_keys.IngestTagger]:
     """The keyword taggers of the client's tagger chain (whose statistics a batch counts
     into: state blobs written at once, outside the store's generations)."""
-    out: list[tagger_keys.IngestTagger] = []
-    tagger: object = client.writer.tagger
-    while tagger is not None:
-        if isinstance(tagger, tagger_keys.IngestTagger):
-            out.append(tagger)
-        tagger = getattr(tagger, "base", None)
-    return out
+    return tagger_keys.ingest_taggers(client.writer.tagger)
 
 
 def _start_tagger_batch(client: AsyncTreehop) -> list[tagger_keys.IngestTagger]:
@@ -808,6 +802,33 @@ def _revert(client: AsyncTreehop, taggers: Sequence[tagger_keys.IngestTagger]) -
         t.take_back(store)
     _ROOTS.pop(client, None)  # (re-read from what is stored: the batch's roots are not)
     return isinstance(store, EmbeddedStore) and store.discard_unsaved()
+
+
+def _with_source_paths(
+    planned: dict[str, Passage], order: Sequence[str], group: Sequence[Placement]
+) -> dict[str, Passage]:
+    """The passages of one chunk-mode file, each carrying the ``source_path`` its record's
+    path placed it by (:attr:`Placement.source_path`), as a whole document stores it
+    (:func:`_build_doc`); a record's own ``source_path`` wins, and one placed by a URI or
+    an id gets none (nor does a whole document: it stores its name).
+
+    Why (helper leftovers62b): a file built from several documents sharing one source (a
+    loader's pages, a splitter's chunks, LlamaIndex nodes of one ``file_path``) stored no
+    ``source_path`` at all, where the same file added as one document stored
+    ``guide/deploy.md``: a filter on ``source_path`` missed the chunks, and the file's
+    node had none to show. Added after the ids are planned (an id made from the metadata,
+    :func:`stable_id`, stays the one an index written before holds) and outside the
+    texts, so the vectors are reused: an index written before gets the path when its
+    documents are added again, with nothing embedded. The vector stores' own writes
+    (``PassageStore``) store the metadata exactly as given, as before."""
+    paths = {pid: g.source_path for pid, g in zip(order, group, strict=True)}
+    out: dict[str, Passage] = {}
+    for pid, q in planned.items():
+        path = paths.get(pid)
+        if path is not None and "source_path" not in q.metadata:
+            q = dataclasses.replace(q, metadata={**q.metadata, "source_path": path})
+        out[pid] = q
+    return out
 
 
 def _retag_point(
@@ -920,6 +941,7 @@ async def _awrite(
                         q.id if q.id is not None else stable_id(q.text, q.metadata)
                         for q in passages
                     ]
+                    planned = _with_source_paths(planned, order, group)
                     existing = await client._io(store._lookup, list(planned))
                     todo.update({f"{uri}\0{pid}": q for pid, q in planned.items()})
                     known.update({f"{uri}\0{pid}": n for pid, n in existing.items()})

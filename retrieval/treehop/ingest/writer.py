@@ -57,7 +57,7 @@ from ..stores._filelock import (
 )
 from ..stores.base import IncrementalStore, VectorStore
 from ..tagging import Tagger, assign_tags
-from ..tagging.ingest import IngestTagger, LabelCounts
+from ..tagging.ingest import WRITE_COUNTS, IngestTagger, LabelCounts
 from ..tagging.keywords import (
     TaggerNotFittedError,
     _distinct,  # (sorted distinct by a sort, not hashing)
@@ -478,6 +478,47 @@ class WriteLock:
         self._hold: object | None = None
         """A token of the hold now taken (``None``: none), what :data:`_HELD_WRITES` of the
         context that took it names."""
+        self._counting: tuple[list[IngestTagger], int, contextvars.Token[Any]] | None = None
+        """The keyword taggers that counted during the write now held (they join the list
+        themselves: :data:`~treehop.tagging.ingest.WRITE_COUNTS`), the store's
+        :attr:`~treehop.stores.embedded.EmbeddedStore.commits` when it began, and the
+        context variable's token."""
+
+    def _open_counts(self) -> None:
+        """At the start of a write: every keyword tagger that counts texts into the
+        statistics during it records them (:meth:`IngestTagger.start_batch`), on a store
+        whose uncommitted rows a failure discards (:func:`_drop_unsaved`).
+
+        Why (helper leftovers62b): a failed write's rows were rolled back, but the document
+        frequencies its tagging had counted and saved (state blobs, written at once) were
+        not: the same write repeated counted its texts twice, and its tags, and every later
+        write's automatic tags, differed from a client's that never failed (a text, a
+        memory, an append: 4 to 8 nodes' tags). A context variable, not the client's
+        tagger chain: a keyword tagger a custom tagger wraps under any name joins too.
+        Remote engines keep a failed write's rows, and their counts with them."""
+        commits = getattr(self.store, "commits", None)
+        if not isinstance(commits, int):
+            self._counting = None
+            return
+        joined: list[IngestTagger] = []
+        self._counting = (joined, commits, WRITE_COUNTS.set(joined))
+
+    def _close_counts(self, failed: bool) -> None:
+        """At the end of a write: keep its counts, or (``failed``, none of its rows
+        committed) take them back; when a commit batch was saved (a directory ingest), its
+        counts stay with its rows, as before (the partial manifest recounts on resume)."""
+        counting, self._counting = self._counting, None
+        if counting is None:
+            return
+        joined, commits, token = counting
+        with suppress(ValueError):  # (exited in another context: nothing to undo)
+            WRITE_COUNTS.reset(token)
+        undo = failed and getattr(self.store, "commits", None) == commits
+        for t in joined:
+            if undo:
+                with suppress(TreehopError):
+                    t.take_back(self.store)
+            t.end_batch()
 
     def locked(self) -> bool:
         """Whether a write of this client holds (or is taking) the lock."""
@@ -524,16 +565,21 @@ class WriteLock:
         self._held = held
         self._hold = hold = object()
         self._token = _HELD_WRITES.set((*_HELD_WRITES.get(), (self, hold)))
+        self._open_counts()
 
     async def __aexit__(self, *exc: Any) -> None:
         held, self._held = self._held, None
         self._hold = None
+        failed = bool(exc and exc[0] is not None)
         with suppress(ValueError):  # (exited in another context: nothing to undo)
             _HELD_WRITES.reset(self._token)
         try:
-            if held is not None:
-                if exc and exc[0] is not None:
+            try:
+                if failed and held is not None:
                     _drop_unsaved(self.store)
+            finally:
+                self._close_counts(failed)
+            if held is not None:
                 await held.__aexit__(*exc)
         finally:
             self._line.release(self._mine)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from itertools import chain
 from typing import Any
@@ -46,6 +47,15 @@ LEGACY_STATE_KEY = "tagger/keywords.json"
 """Where indexes written before the compact format keep the statistics (read, not written)."""
 
 
+WRITE_COUNTS: ContextVar[list[IngestTagger] | None] = ContextVar(
+    "treehop_write_counts", default=None
+)
+"""Inside a client's write (:class:`~treehop.ingest.writer.WriteLock`): the keyword taggers
+that counted texts into the statistics during it. A tagger joins at its first count
+(:meth:`IngestTagger._note_count`, one :meth:`~IngestTagger.start_batch`); the write, when
+it ends, takes their counts back if it failed before any commit, and closes the batches."""
+
+
 def _same(a: bytes | None, b: bytes | None) -> bool:
     """Two blobs equal (the store hands back the bytes it holds: mostly the same object)."""
     return a is b or (a is not None and b is not None and a == b)
@@ -54,13 +64,36 @@ def _same(a: bytes | None, b: bytes | None) -> bool:
 @dataclass
 class _Journal:
     """The texts a batch counted (:meth:`IngestTagger.start_batch`), the statistics blobs
-    stored when it started, and those it last saved."""
+    stored before its first count, and those it last saved."""
 
-    start: tuple[bytes | None, bytes | None]
-    last: tuple[bytes | None, bytes | None]
+    start: tuple[bytes | None, bytes | None] | None = None
+    """The blobs read right before the batch's first count (``None``: nothing counted yet).
+    Read then, under the statistics lock, not when the batch starts: a write that counts
+    nothing (a remove, a set_tags) reads no blob, and no other writer's save can fall
+    between the read and the count."""
+    last: tuple[bytes | None, bytes | None] = (None, None)
     texts: list[str] = field(default_factory=list)
     foreign: bool = False
     """Another writer saved statistics between two of the batch's counts."""
+    refitted: bool = False
+    """The batch recounted the statistics over the stored leaves (:meth:`IngestTagger.refit`)."""
+    depth: int = 1
+    """Open :meth:`IngestTagger.start_batch` calls: a client's write opens one
+    (:class:`~treehop.ingest.writer.WriteLock`) and ``add_records`` another inside it."""
+
+
+def ingest_taggers(tagger: object) -> list[IngestTagger]:
+    """The keyword taggers of a tagger chain (``tagger``, then its ``base``, ... as
+    :class:`~treehop.tagging.llm_tagger.LLMTagger` wraps one): those whose statistics a
+    write counts into."""
+    out: list[IngestTagger] = []
+    seen: set[int] = set()
+    while tagger is not None and id(tagger) not in seen:
+        seen.add(id(tagger))
+        if isinstance(tagger, IngestTagger):
+            out.append(tagger)
+        tagger = getattr(tagger, "base", None)
+    return out
 
 
 def _unchanged(store: VectorStore, seen: tuple[bytes | None, bytes | None]) -> bool:
@@ -175,9 +208,7 @@ class IngestTagger:
             fit = PreparedFit.count(self._params(), list(new_texts), texts)
             try:
                 with holding_named(store, STATS_LOCK):
-                    journal = self._journal
-                    if journal is not None and not _unchanged(store, journal.last):
-                        journal.foreign = True
+                    self._note_count(store)
                     tagger = self._get(store)
                     fit.merge(tagger)
                     self._save(store)
@@ -197,14 +228,40 @@ class IngestTagger:
         return known.params()
 
     # ---------------------------------------------------------- a batch's counts, taken back
-    def start_batch(self, store: VectorStore) -> None:
+    def start_batch(self, store: VectorStore | None = None) -> None:
         """Record what the next tagging calls count, until :meth:`end_batch` or
-        :meth:`take_back` (an ``add_records`` batch, all or nothing)."""
-        state, delta = store.get_state(STATE_KEY), store.get_state(DELTA_KEY)
-        self._journal = _Journal(start=(state, delta), last=(state, delta))
+        :meth:`take_back` (a client's write, all or nothing; an ``add_records`` batch
+        inside one). A batch started while one is open belongs to it (one more
+        :meth:`end_batch` to close). ``store``: unused (kept for callers that pass it)."""
+        if self._journal is not None:
+            self._journal.depth += 1
+        else:
+            self._journal = _Journal()
 
     def end_batch(self) -> None:
-        self._journal = None
+        """Close the batch :meth:`start_batch` opened, keeping its counts."""
+        journal = self._journal
+        if journal is not None:
+            journal.depth -= 1
+            if journal.depth <= 0:
+                self._journal = None
+
+    def _note_count(self, store: VectorStore) -> None:
+        """Before a count (the statistics lock held): inside a client's write, join it
+        (:data:`WRITE_COUNTS`); then, in an open batch, the blobs it starts from at its
+        first count, else whether another writer saved since its last."""
+        joined = WRITE_COUNTS.get()
+        if joined is not None and not any(t is self for t in joined):
+            self.start_batch()
+            joined.append(self)
+        journal = self._journal
+        if journal is None:
+            return
+        if journal.start is None:
+            blobs = (store.get_state(STATE_KEY), store.get_state(DELTA_KEY))
+            journal.start = journal.last = blobs
+        elif not _unchanged(store, journal.last):
+            journal.foreign = True
 
     def take_back(self, store: VectorStore) -> None:
         """Undo the counts of the batch recorded since :meth:`start_batch`, keeping any
@@ -215,14 +272,18 @@ class IngestTagger:
         Why: putting back the blobs read at the start also dropped the documents another
         process (or another client) counted while the batch ran (races58, "Left")."""
         journal, self._journal = self._journal, None
+        if journal is None or journal.start is None:
+            return  # (nothing counted: the statistics in memory are the stored ones)
         self._tagger = None  # (it counted the batch: read again from what is stored)
-        if journal is None or not journal.texts:
-            return
         with holding_named(store, STATS_LOCK):
             if not journal.foreign and _unchanged(store, journal.last):
                 for key, value in zip((STATE_KEY, DELTA_KEY), journal.start, strict=True):
                     if not _same(store.get_state(key), value):
                         store.put_state(key, value if value is not None else b"")
+                return
+            if journal.refitted:
+                # (a recount of the stored leaves, then another writer's counts: the
+                # batch's own cannot be told apart; what is stored is kept)
                 return
             tagger = self._get(store)
             tagger.unfit(journal.texts)
@@ -232,8 +293,12 @@ class IngestTagger:
         """Recount the statistics over every leaf of the index (used by the backfill)."""
         texts = [n.embedding_text() for n in store.iter_nodes() if n.is_leaf]
         with holding_named(store, STATS_LOCK):
+            self._note_count(store)
             self._get(store).fit(texts)
             self._save(store)
+            if self._journal is not None:
+                self._journal.refitted = True
+                self._journal.last = self._seen
 
     def _compute(
         self,

@@ -33,7 +33,7 @@ import dataclasses
 import math
 import os
 from collections.abc import Mapping, Sequence
-from typing import Any, NoReturn, TypeVar, Unpack
+from typing import Any, NoReturn, Self, TypeVar, Unpack
 
 from llama_index.core.base.embeddings.base import BaseEmbedding
 from llama_index.core.indices.query.embedding_utils import get_top_k_mmr_embeddings
@@ -46,7 +46,7 @@ from llama_index.core.vector_stores.types import (
     VectorStoreQueryResult,
 )
 from llama_index.core.vector_stores.utils import metadata_dict_to_node, node_to_metadata_dict
-from pydantic import PrivateAttr
+from pydantic import PrivateAttr, ValidationError
 
 from llama_index.retrievers.treehop.adapters import TreehopEmbedding, as_treehop_embedder
 from llama_index.retrievers.treehop.filters import TAGS_KEY, to_treehop_filters
@@ -172,6 +172,20 @@ class TreehopVectorStore(kit.IndexedStore, BasePydanticVectorStore):
         )
         self._passages = self._index.passages
         self.base_uri = self._passages.base_display
+
+    @classmethod
+    def model_validate(cls, obj: Any, *args: Any, **kwargs: Any) -> Self:
+        """pydantic's ``model_validate``, failing as the constructor fails.
+
+        Why (helper leftovers62b): pydantic runs this class's ``__init__`` and wraps the
+        treehop error it raises (``UnknownArgumentError`` naming the keyword meant, an
+        ``InvalidQueryError``) in a ``ValidationError`` whose input is the whole dict (an
+        ``api_key`` given by mistake included, in ``errors()``); the constructor's own error
+        is raised instead."""
+        try:
+            return super().model_validate(obj, *args, **kwargs)
+        except ValidationError as exc:
+            raise kit.constructor_error(exc) from None
 
     @classmethod
     def class_name(cls) -> str:

@@ -72,6 +72,7 @@ class _StoreAttributes:
     _dim: int | None
     _dim_given: int | None
     _mem_undo: tuple[_Snap, int | None] | None
+    _commits: int
     _snap_v: _Snap
     _released: bool
     _snap: _Snap

@@ -210,6 +210,7 @@ class EmbeddedStore(_SearchPaths, _Writes, _AnnWorker, _LexicalSync, _Generation
         self._mem_undo: tuple[_Snap, int | None] | None = None
         """In memory: the snapshot and dimension before the first write since the last
         :meth:`save`, what :meth:`discard_unsaved` goes back to (``None``: nothing unsaved)."""
+        self._commits = 0
         if self.path is not None:
             try:  # (``Path.exists`` raises for ENAMETOOLONG, EACCES: not a StoreError)
                 os.stat(self.path)
@@ -370,6 +371,16 @@ class EmbeddedStore(_SearchPaths, _Writes, _AnnWorker, _LexicalSync, _Generation
     def generation(self) -> int:
         """The committed generation this store shows (0: never saved)."""
         return self._snap.gen
+
+    @property
+    def commits(self) -> int:
+        """How many times this store object's :meth:`save` committed writes (on disk a new
+        generation, in memory a new point :meth:`discard_unsaved` goes back to). Why: a
+        client's write that fails takes its keyword counts back only where none of its rows
+        was committed meanwhile (a directory ingest commits in batches); the generation
+        alone does not say so (in memory it stays 0, and a catch-up with another process's
+        commit moves it too)."""
+        return self._commits
 
     @property
     def unsaved(self) -> bool:

@@ -329,6 +329,8 @@ class _Writes(_StoreAttributes):
         """
         if self.path is None:
             with self._wlock:
+                if self._mem_undo is not None:
+                    self._commits += 1
                 self._mem_undo = None
             return
         with self._wlock:
@@ -353,6 +355,7 @@ class _Writes(_StoreAttributes):
             except BaseException:
                 self._abort()
                 raise
+            self._commits += 1
             self._flock.release()
 
     def discard_unsaved(self) -> bool:
