@@ -74,6 +74,7 @@ class _StoreAttributes:
     _mem_undo: tuple[_Snap, int | None] | None
     _snap_v: _Snap
     _released: bool
+    _let_go: _Snap | None
     _snap: _Snap
 
     if TYPE_CHECKING:

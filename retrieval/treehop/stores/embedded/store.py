@@ -149,6 +149,9 @@ class EmbeddedStore(_SearchPaths, _Writes, _AnnWorker, _LexicalSync, _Generation
         self._released = False
         """Set by :meth:`close`: the mapped generation was let go; the next use maps it
         again (:attr:`_snap`)."""
+        self._let_go: _Snap | None = None
+        """The empty snapshot :meth:`_release_files` put in place of the mapped one: a
+        reader that got it maps the generation again (:attr:`_snap`)."""
         self._flock: WriterLock | None = None
         self._use_lexical = lexical
         self._lex: LexicalIndex | None = LexicalIndex() if lexical else None
@@ -234,11 +237,17 @@ class EmbeddedStore(_SearchPaths, _Writes, _AnnWorker, _LexicalSync, _Generation
     def _snap(self) -> _Snap:
         """The current snapshot; raises once a background verification found damage. After
         :meth:`close` the generation is mapped again here, at the first use."""
-        if self._released:
+        snap = self._snap_v
+        while self._released or snap is self._let_go:
+            # (a reader that checked the flag before a close in another thread let go of
+            # the snapshot, then read it, got the empty one in its place: 0 nodes, no
+            # results, not found; helper attacks72. The snapshot is read once, first: the
+            # mapped one stays valid for this reader, the empty one is mapped again.)
             self._reopen()
+            snap = self._snap_v
         if self._corrupt is not None:
             raise self._corrupt
-        return self._snap_v
+        return snap
 
     @_snap.setter
     def _snap(self, value: _Snap) -> None:
@@ -297,7 +306,7 @@ class EmbeddedStore(_SearchPaths, _Writes, _AnnWorker, _LexicalSync, _Generation
         if self._ann is not None and not self._ann.mutable:
             self._ann = None  # (a saved graph opened as a map: a descriptor; loaded again)
         self._lex_pre = None  # (the BM25 index, all in memory, is kept for the reopen)
-        self._snap_v = _empty_snap(int(self._dim or 0))
+        self._let_go = self._snap_v = _empty_snap(int(self._dim or 0))
         self._committed_snap = None
         self._mem_undo = None
         self._node_cache.clear()

@@ -1,0 +1,93 @@
+"""Attacks on what stop 62 added (helper attacks72): the client write lock's wait deadline,
+the index lock files, ``EmbeddedStore.close()`` letting go of its files, copying retrieved
+chunks into another store, and usage70's changes.
+
+Threads meet on events (a line trace that parks a reader at one line, the lock's own line),
+never on sleeps; every wait is bounded by :data:`BOUND`.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+from treehop import Treehop
+from treehop.stores.embedded import EmbeddedStore
+
+from treehop_test_doubles import BagOfWordsEmbedder
+
+BOUND = 60.0
+"""The longest any wait may take (a hang is a failure, not a stuck run)."""
+
+
+def _filled(idx: Path, n: int = 5) -> None:
+    with Treehop(idx, embedder=BagOfWordsEmbedder(), tagger=None) as th:
+        for i in range(n):
+            th.add_resource(f"Alpha text {i} here", target_uri=f"viking://resources/a{i}.md")
+
+
+# -- 1. a close in another thread while a reader takes the snapshot -----------------------
+
+
+def _parked_at(code: Any, marker: str, paused: threading.Event, go: threading.Event) -> Any:
+    """A trace function that parks the thread once at the first line of ``code`` holding
+    ``marker`` until ``go`` is set (a deterministic interleaving, no sleeps)."""
+    lines = Path(code.co_filename).read_text().splitlines()
+
+    def local(frame: FrameType, event: str, arg: Any) -> Any:
+        if event == "line" and marker in lines[frame.f_lineno - 1] and not paused.is_set():
+            paused.set()
+            go.wait(BOUND)
+        return local
+
+    def tracer(frame: FrameType, event: str, arg: Any) -> Any:
+        return local if frame.f_code is code else None
+
+    return tracer
+
+
+def _read_while_closed(store: EmbeddedStore) -> list[Any]:
+    """What a reader parked inside the ``_snap`` getter (after its check, before its
+    return) reads when ``close()`` runs meanwhile in this thread."""
+    getter = type(store).__dict__["_snap"].fget.__code__
+    paused, go = threading.Event(), threading.Event()
+    seen: list[Any] = []
+
+    def read() -> None:
+        sys.settrace(_parked_at(getter, "_corrupt is not None", paused, go))
+        try:
+            seen.append(len(store))
+            seen.append(store.get(["viking://resources/a3.md"])[0] is not None)
+        finally:
+            sys.settrace(None)
+            paused.set()
+
+    t = threading.Thread(target=read, daemon=True)
+    t.start()
+    assert paused.wait(BOUND)
+    store.close()
+    go.set()
+    t.join(BOUND)
+    assert not t.is_alive()
+    return seen
+
+
+def test_a_reader_taking_the_snapshot_while_another_thread_closes_sees_the_index(
+    tmp_path: Path,
+) -> None:
+    """A reader that had checked "not let go" when ``close()`` in another thread let go of
+    the mapped snapshot then read the empty one put in its place: ``len`` 0, no results,
+    ``get`` None (before: ``[0, True]``). The reader is parked between the check and the
+    return."""
+    idx = tmp_path / "idx"
+    _filled(idx)
+    store = EmbeddedStore(idx)
+    size = len(store)
+    assert size > 5
+    for _ in range(3):  # (closed, used again, closed again under a reader)
+        assert _read_while_closed(store) == [size, True]
+        assert len(store) == size  # (used after the close: mapped again)
+    store.close()
