@@ -8,6 +8,7 @@ never on sleeps; every wait is bounded by :data:`BOUND`.
 
 from __future__ import annotations
 
+import shutil
 import sys
 import threading
 from pathlib import Path
@@ -91,3 +92,24 @@ def test_a_reader_taking_the_snapshot_while_another_thread_closes_sees_the_index
         assert _read_while_closed(store) == [size, True]
         assert len(store) == size  # (used after the close: mapped again)
     store.close()
+
+
+def test_a_closed_store_whose_index_was_removed_answers_empty_not_a_hang(
+    tmp_path: Path,
+) -> None:
+    """Control for the fix above (its first form looped for good here): the index folder
+    removed while the store was closed, the next use opens it as a fresh open of a missing
+    path does (empty), in a bounded thread."""
+    idx = tmp_path / "idx"
+    _filled(idx)
+    store = EmbeddedStore(idx)
+    assert len(store) > 5
+    store.close()
+    shutil.rmtree(idx)
+    out: list[Any] = []
+    t = threading.Thread(target=lambda: out.append(len(store)), daemon=True)
+    t.start()
+    t.join(BOUND)
+    assert not t.is_alive(), "a use after close looped"
+    assert out == [0]
+    assert store.get(["viking://resources/a3.md"]) == [None]

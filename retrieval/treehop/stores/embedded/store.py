@@ -284,7 +284,9 @@ class EmbeddedStore(_SearchPaths, _Writes, _AnnWorker, _LexicalSync, _Generation
                 except (IndexCorruptError, OSError):
                     pass  # (the files changed under us: opened from scratch below)
             self._open_path(clean=False)
-            self._released = False  # (no generation on disk any more: empty, as opened)
+            if self._snap_v is self._let_go:  # (no index there any more: empty, as opened)
+                self._snap_v = _empty_snap(int(self._dim or 0))
+            self._released = False
 
     def _release_files(self) -> None:
         """Let go of the mapped generation (the column files' maps and ``pread``
