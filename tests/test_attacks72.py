@@ -15,7 +15,11 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
+import pytest
+
 from treehop import Treehop
+from treehop.errors import EmbeddingError
+from treehop.ingest.records import add_records
 from treehop.stores.embedded import EmbeddedStore
 
 from treehop_test_doubles import BagOfWordsEmbedder
@@ -113,3 +117,63 @@ def test_a_closed_store_whose_index_was_removed_answers_empty_not_a_hang(
     assert not t.is_alive(), "a use after close looped"
     assert out == [0]
     assert store.get(["viking://resources/a3.md"]) == [None]
+
+
+# -- 2. a close of another client of the shared store during a write ----------------------
+
+
+class _ClosesAnotherClientThenFails(BagOfWordsEmbedder):
+    """On its ``at``-th call, closes ``other`` (a client sharing the store) from a new
+    thread, joined, then fails: a write whose store is closed under it, then rolled back."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls = 0
+        self.at: int | None = None
+        self.other: Treehop | None = None
+
+    def embed(self, texts: Any) -> Any:
+        self.calls += 1
+        if self.at is not None and self.calls == self.at and self.other is not None:
+            t = threading.Thread(target=self.other.close)
+            t.start()
+            t.join(BOUND)
+            raise RuntimeError("embedder down")
+        return super().embed(texts)
+
+
+@pytest.mark.parametrize("what", ["text", "records"])
+def test_closing_another_client_of_the_store_commits_no_half_of_a_write(
+    tmp_path: Path, what: str
+) -> None:
+    """``Treehop(idx)`` twice share one store. The second's ``close()`` while the first's
+    write was between its upserts and its save saved that half (and let go of ``LOCK``);
+    the write then failed and rolled back, but what was committed stayed: 10 nodes of a
+    failed text write on disk (before: ``12 != 2``). The close now leaves a write in
+    progress to commit or roll back itself."""
+    idx = tmp_path / "idx"
+    emb = _ClosesAnotherClientThenFails()
+    writer = Treehop(idx, embedder=emb, tagger=None, chunk_chars=200)
+    try:
+        writer.add_resource("base doc", target_uri="viking://resources/base.md")
+        before = len(writer.aio.store)
+        other = Treehop(idx, embedder=BagOfWordsEmbedder(), tagger=None)
+        assert other.aio.store is writer.aio.store
+        emb.calls, emb.at, emb.other = 0, 3, other
+        with pytest.raises(EmbeddingError):
+            if what == "text":
+                writer.add_resource("new doc " * 200, target_uri="viking://resources/new.md")
+            else:
+                add_records(
+                    writer,
+                    [(f"rec {i} " * 50, {"uri": f"viking://resources/r{i}.md"}) for i in range(5)],
+                )
+        assert emb.calls == 3  # (the close ran inside the write)
+        assert len(writer.aio.store) == before
+        emb.at = None
+        writer.add_resource("after", target_uri="viking://resources/after.md")
+    finally:
+        writer.close()
+    with Treehop(idx, embedder=BagOfWordsEmbedder(), tagger=None) as again:
+        assert len(again.aio.store) == before + 1
+        assert again.read("viking://resources/after.md") == "after"

@@ -31,7 +31,7 @@ from ...lexical import LexicalIndex
 from ...models import Node
 from .. import _ann
 from .._ann import AnnIndex, WarmOrphans
-from .._filelock import WriterLock, lock_timeout_of
+from .._filelock import WriterLock, another_write_holds, lock_timeout_of
 from .._state_blobs import check_state_key
 from ..base import (
     HitArrays,
@@ -815,6 +815,13 @@ class EmbeddedStore(_SearchPaths, _Writes, _AnnWorker, _LexicalSync, _Generation
         usable: the next write, search or :meth:`wait_ann` resumes the graph work."""
         self._paused = True
         self._stop_background()
+        if another_write_holds(self):
+            # (a write of another client of this shared store, or of this client on another
+            # task, is in progress: saving here committed its first half, and its rollback
+            # could no longer undo it (a failed write stayed half written); releasing LOCK let
+            # another process in between its upsert and its save; helper attacks72. The
+            # write commits or rolls back itself; its files stay mapped for it.)
+            return
         with self._wlock:
             try:
                 self.save()
