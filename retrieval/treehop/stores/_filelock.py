@@ -715,6 +715,26 @@ def store_writers_waiting(store: Any) -> int:
         return gate.waiting if gate is not None else 0
 
 
+def another_write_holds(store: Any) -> bool:
+    """Whether a write of ``store`` (:func:`aholding_store`) is in progress in this process
+    and the calling context is not inside it: another client's write, or one of this
+    client's own on another task or thread (what :meth:`EmbeddedStore.close
+    <treehop.stores.embedded.EmbeddedStore.close>` must not save half of)."""
+    key = _gate_key(store)
+    with _gates_guard:
+        if key is not None:
+            gate = _gates.get(key)
+        else:
+            try:
+                gate = _gates_by_store.get(store)
+            except TypeError:
+                gate = None
+    if gate is None or not gate.lock.locked():
+        return False
+    held = _held_gates.get()
+    return gate not in held and not _folder_held(gate, held)
+
+
 def _store_busy(store: Any, timeout: float) -> IndexLockedError:
     where = getattr(store, "path", None)
     what = f"{where}" if where is not None else "this store"

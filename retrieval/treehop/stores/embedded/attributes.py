@@ -75,6 +75,7 @@ class _StoreAttributes:
     _commits: int
     _snap_v: _Snap
     _released: bool
+    _let_go: _Snap | None
     _snap: _Snap
 
     if TYPE_CHECKING:

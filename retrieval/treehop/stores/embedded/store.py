@@ -31,7 +31,7 @@ from ...lexical import LexicalIndex
 from ...models import Node
 from .. import _ann
 from .._ann import AnnIndex, WarmOrphans
-from .._filelock import WriterLock, lock_timeout_of
+from .._filelock import WriterLock, another_write_holds, lock_timeout_of
 from .._state_blobs import check_state_key
 from ..base import (
     HitArrays,
@@ -149,6 +149,9 @@ class EmbeddedStore(_SearchPaths, _Writes, _AnnWorker, _LexicalSync, _Generation
         self._released = False
         """Set by :meth:`close`: the mapped generation was let go; the next use maps it
         again (:attr:`_snap`)."""
+        self._let_go: _Snap | None = None
+        """The empty snapshot :meth:`_release_files` put in place of the mapped one: a
+        reader that got it maps the generation again (:attr:`_snap`)."""
         self._flock: WriterLock | None = None
         self._use_lexical = lexical
         self._lex: LexicalIndex | None = LexicalIndex() if lexical else None
@@ -235,11 +238,17 @@ class EmbeddedStore(_SearchPaths, _Writes, _AnnWorker, _LexicalSync, _Generation
     def _snap(self) -> _Snap:
         """The current snapshot; raises once a background verification found damage. After
         :meth:`close` the generation is mapped again here, at the first use."""
-        if self._released:
+        snap = self._snap_v
+        while self._released or snap is self._let_go:
+            # (a reader that checked the flag before a close in another thread let go of
+            # the snapshot, then read it, got the empty one in its place: 0 nodes, no
+            # results, not found; helper attacks72. The snapshot is read once, first: the
+            # mapped one stays valid for this reader, the empty one is mapped again.)
             self._reopen()
+            snap = self._snap_v
         if self._corrupt is not None:
             raise self._corrupt
-        return self._snap_v
+        return snap
 
     @_snap.setter
     def _snap(self, value: _Snap) -> None:
@@ -276,7 +285,9 @@ class EmbeddedStore(_SearchPaths, _Writes, _AnnWorker, _LexicalSync, _Generation
                 except (IndexCorruptError, OSError):
                     pass  # (the files changed under us: opened from scratch below)
             self._open_path(clean=False)
-            self._released = False  # (no generation on disk any more: empty, as opened)
+            if self._snap_v is self._let_go:  # (no index there any more: empty, as opened)
+                self._snap_v = _empty_snap(int(self._dim or 0))
+            self._released = False
 
     def _release_files(self) -> None:
         """Let go of the mapped generation (the column files' maps and ``pread``
@@ -298,7 +309,7 @@ class EmbeddedStore(_SearchPaths, _Writes, _AnnWorker, _LexicalSync, _Generation
         if self._ann is not None and not self._ann.mutable:
             self._ann = None  # (a saved graph opened as a map: a descriptor; loaded again)
         self._lex_pre = None  # (the BM25 index, all in memory, is kept for the reopen)
-        self._snap_v = _empty_snap(int(self._dim or 0))
+        self._let_go = self._snap_v = _empty_snap(int(self._dim or 0))
         self._committed_snap = None
         self._mem_undo = None
         self._node_cache.clear()
@@ -815,6 +826,13 @@ class EmbeddedStore(_SearchPaths, _Writes, _AnnWorker, _LexicalSync, _Generation
         usable: the next write, search or :meth:`wait_ann` resumes the graph work."""
         self._paused = True
         self._stop_background()
+        if another_write_holds(self):
+            # (a write of another client of this shared store, or of this client on another
+            # task, is in progress: saving here committed its first half, and its rollback
+            # could no longer undo it (a failed write stayed half written); releasing LOCK let
+            # another process in between its upsert and its save; helper attacks72. The
+            # write commits or rolls back itself; its files stay mapped for it.)
+            return
         with self._wlock:
             try:
                 self.save()
