@@ -109,6 +109,20 @@ class WriterLock:
     def held(self) -> bool:
         return self._fd is not None
 
+    def anchor_identity(self) -> tuple[int, int] | None:
+        """The ``(st_dev, st_ino)`` of the anchor folder while this lock holds it (``None``:
+        no anchor held). Why: the folder held is the one a write began on; the path may name
+        another by now (renamed, replaced), and a write must not commit into that one
+        (:meth:`EmbeddedStore.save <treehop.stores.embedded.EmbeddedStore.save>`)."""
+        afd = self._anchor_fd
+        if afd is None:
+            return None
+        try:
+            st = os.fstat(afd)
+        except OSError:
+            return None
+        return (st.st_dev, st.st_ino)
+
     def _open(self) -> int:
         try:
             if self._make_folder is not None and _BY_DIR_FD:

@@ -62,7 +62,8 @@ class _Generations(_StoreAttributes):
         assert path is not None
         if path.exists() and not path.is_dir():
             raise StoreError(f"index path {path} exists and is not a directory")
-        if not path.exists():
+        self._folder_id = self._folder_now()  # (what is read below: the folder saves go to)
+        if self._folder_id is None:
             return
         lock = self._flock
         if clean and lock is not None and not lock.held and os.access(path, os.W_OK):

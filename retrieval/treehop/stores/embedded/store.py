@@ -153,6 +153,13 @@ class EmbeddedStore(_SearchPaths, _Writes, _AnnWorker, _LexicalSync, _Generation
         """The empty snapshot :meth:`_release_files` put in place of the mapped one: a
         reader that got it maps the generation again (:attr:`_snap`)."""
         self._flock: WriterLock | None = None
+        self._folder_id: tuple[int, int] | None = None
+        """The ``(st_dev, st_ino)`` of the index folder this store's generation was read
+        from (or its first write made): a save commits into that folder only (see
+        :meth:`_folder_swapped`); ``None``: no folder yet."""
+        self._writes_made: WriterLock | None = None
+        """The last :meth:`writes_lock` made (held while a client's write runs): the folder
+        its anchor holds is the one that write began on."""
         self._use_lexical = lexical
         self._lex: LexicalIndex | None = LexicalIndex() if lexical else None
         self._lex_dir: Path | None = None
@@ -768,7 +775,8 @@ class EmbeddedStore(_SearchPaths, _Writes, _AnnWorker, _LexicalSync, _Generation
         if self.path is None:
             return None
         # (the index folder locked too: see WriterLock's ``anchor``)
-        return self._lock_file("writes", anchor=self.path)
+        lock = self._writes_made = self._lock_file("writes", anchor=self.path)
+        return lock
 
     def named_lock(self, name: str) -> WriterLock | None:
         """An inter-process lock of its own for one of this index's shared records
@@ -809,6 +817,12 @@ class EmbeddedStore(_SearchPaths, _Writes, _AnnWorker, _LexicalSync, _Generation
                 return False
             on_disk = _read_current(self.path)
             mine = self._committed["generation"] if self._committed else 0
+            if self._folder_id is not None and self._folder_now() != self._folder_id:
+                # (the index folder was renamed, replaced or removed since it was read: the
+                # store follows its path, without writing there; helper leftovers62c)
+                self._follow_path()
+                self._current_seen = None
+                return True
             if on_disk is None or on_disk[1] in (mine, self._recovered_from):
                 self._current_seen = seen
                 return False

@@ -6,6 +6,7 @@ from __future__ import annotations
 import bisect
 import contextvars
 import itertools
+import os
 import weakref
 from collections.abc import Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -72,8 +73,18 @@ class _Writes(_StoreAttributes):
         assert self._flock is not None
         if self._flock.held:
             return
+        self._refuse_if_swapped(pending=False)  # (before LOCK is made in another folder)
         self._flock.acquire(self.lock_timeout if timeout is None else timeout)
         try:
+            self._refuse_if_swapped(pending=False)
+            folder = self._folder_now()
+            if self._folder_id is None:
+                self._folder_id = folder
+            elif folder != self._folder_id and not self._dirty:
+                # (the folder was replaced between writes, no client write holding it: this
+                # write goes to the folder now at the path, read first)
+                self._follow_path()
+                return
             on_disk = _read_current(self.path)
             mine = self._committed["generation"] if self._committed else 0
             if on_disk is not None and on_disk[1] != mine:
@@ -81,6 +92,60 @@ class _Writes(_StoreAttributes):
         except BaseException:
             self._flock.release()
             raise
+
+    def _folder_now(self) -> tuple[int, int] | None:
+        """The ``(st_dev, st_ino)`` of the folder at ``self.path`` now (``None``: none)."""
+        assert self.path is not None
+        try:
+            st = os.stat(self.path)
+        except OSError:
+            return None
+        return (st.st_dev, st.st_ino)
+
+    def _folder_swapped(self, pending: bool) -> str | None:
+        """How the index folder changed under a write, else ``None``: the path names another
+        folder (or none) than the one the client's write holds (``locks/writes``' anchor),
+        or, with ``pending`` (rows to commit, built on the generation read), than the one
+        that generation was read from (:attr:`_folder_id`).
+
+        Why (helper leftovers62c): the folder renamed or replaced by another while a write
+        ran, its save appended the new rows to the data files of the folder now at the path
+        (which do not hold the rows they extend) and wrote a manifest and ``CURRENT`` there:
+        an index that failed to open (``by_hash is not sorted``, a checksum mismatch)."""
+        now = self._folder_now()
+        held = self._writes_made.anchor_identity() if self._writes_made is not None else None
+        began = held if held is not None else (self._folder_id if pending else None)
+        if began is None or now == began:
+            return None
+        return "removed or renamed" if now is None else "replaced by another folder"
+
+    def _refuse_if_swapped(self, pending: bool) -> None:
+        """Raise :class:`StoreError` when :meth:`_folder_swapped` says so: a write to the
+        index path is refused and nothing is written there (the caller rolls back)."""
+        why = self._folder_swapped(pending)
+        if why is not None:
+            raise StoreError(
+                f"the index folder {str(self.path)[:200]} was {why} while a write to it ran: "
+                "refused, nothing was written at that path and the writes since the last "
+                "save are dropped (the folder the write began on keeps its last committed "
+                "generation, wherever it now is)"
+            )
+
+    def _follow_path(self) -> None:
+        """Drop the in-memory state and open what is at ``self.path`` now, without writing
+        there (no clean-up, no repair): the folder read before is gone from the path."""
+        assert self.path is not None
+        self._dim = self._dim_given
+        self._snap = _empty_snap(int(self._dim or 0))
+        self._committed = None
+        self._committed_snap = None
+        self._ann_stop()
+        self._ann = None
+        self._ann_file = None
+        self._lex = LexicalIndex() if self._use_lexical else None
+        self._node_cache.clear()
+        self._md_cache.clear()
+        self._open_path(clean=False)
 
     def begin_write(self) -> bool:
         """Take the writer lock now, before a read that the write depends on, and catch up
@@ -345,6 +410,11 @@ class _Writes(_StoreAttributes):
                 return
             assert self._flock is not None and self._flock.held
             try:
+                self._refuse_if_swapped(pending=True)
+            except StoreError:
+                self._abort()  # (in memory only: the path is not this store's folder now)
+                raise
+            try:
                 self._commit()
             except OSError as exc:
                 self._abort()
@@ -413,9 +483,13 @@ class _Writes(_StoreAttributes):
 
     def _abort(self) -> None:
         assert self.path is not None
+        # (a folder now at the path that is not this store's is left as it is: its files
+        # are not this save's leftovers; helper leftovers62c)
+        here = self._folder_swapped(pending=True) is None
         try:
-            for tmp in self.path.glob(".tmp-*"):
-                _remove(tmp)
+            if here:
+                for tmp in self.path.glob(".tmp-*"):
+                    _remove(tmp)
             # The dimension goes back too (the committed generation's, read again below,
             # else the constructor's): a new index's first write that failed (a LlamaIndex
             # node of another dimension than the embedder's, helper usage70) kept the
@@ -428,7 +502,8 @@ class _Writes(_StoreAttributes):
             self._ann = None
             self._lex = LexicalIndex() if self._use_lexical else None
             self._open_path(clean=False)
-            _discard_uncommitted(self.path, self._committed)
+            if here:
+                _discard_uncommitted(self.path, self._committed)
         except (OSError, IndexCorruptError):  # pragma: no cover - the disk vanished too
             pass
         finally:
@@ -500,6 +575,9 @@ class _Writes(_StoreAttributes):
             ),
             "meta": dict(self._meta),
         }
+        # (checked again at the commit point: a folder swapped while the files above were
+        # written gets no manifest, so it opens as what it held before; helper leftovers62c)
+        self._refuse_if_swapped(pending=True)
         _write_manifest(path, manifest)
         self._lex_dirty = False
         self._dirty = False
