@@ -328,6 +328,10 @@ change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py
   (:func:`split_rdiff_backup_faq`), beside the package's other AsciiDoc documents, Debian's
   README and the man pages (changelog, credits and licence out). Built in stop 62 and
   measured once: an untuned check (helper heldout56).
+* ``httrack-faq``: HTTrack's FAQ (Debian ``httrack-doc``, ``html/faq.html``: hand-written
+  HTML, ~75 ``Q:`` / ``A:`` entries under anchors): every question and the contents list
+  deleted (:func:`split_httrack_faq`), beside every other page of ``html/``. Built in stop
+  62 and measured once: an untuned check (helper heldout56).
 * ``cranfield``: Cranfield's 225 queries over the 1,400 abstracts clustered into a topic tree
   (``datasets.build_cranfield_tree``), read in place from ``shared/data/cranfield``; the qrel
   is each relevant abstract's text with its graded gain.
@@ -419,6 +423,7 @@ HELD_OUT_SETS = (
     "celery-faq",
     "docutils-faq",
     "rdiff-backup-faq",
+    "httrack-faq",
 )
 """Natural-question sets that no screening script reads by default (``--sets`` names them):
 measured once per change as an untuned check of whether a method chosen on the sets above
@@ -9654,6 +9659,104 @@ def rdiff_backup_faq_set() -> NaturalSet:
 
 
 # --------------------------------------------------------------------------------------
+# A hand-written HTML FAQ, ``Q:`` / ``A:`` entries under anchors (HTTrack)
+# --------------------------------------------------------------------------------------
+
+HTTRACK_PACKAGE = "httrack-doc"
+HTTRACK_HTML = "usr/share/doc/httrack/html"
+HTTRACK_FAQ = "faq.html"
+"""HTTrack's FAQ as its author wrote it (Xavier Roche; ``html/faq.html`` in the source,
+Debian's ``httrack-doc``), hand-written HTML in ISO-8859-1 with unbalanced tags: the site's
+table layout and menu (a "prologue" up to ``<!-- ... End prologue ... -->``), a title and
+tips, a contents list (``<li><a href="#QG0">...</a>`` under ``<h3>`` group titles: every
+question again, some worded differently), a rule, then ~75 entries ``<a name="QG0">Q:
+<strong>question</strong>`` (asked or stated: "Only the first page is caught. What's
+wrong?", "I have duplicate files!") followed by ``A: <em>answer``, up to the next; after
+the last, the site's epilogue and copyright footer."""
+HTTRACK_MAX_PAGE_CHARS = 150_000
+"""A page over this stays out and is named (the value the other sets use, not chosen for
+this set)."""
+HTTRACK_LEFT_OUT = ("fcguide.html",)
+"""Fred Cohen's user guide holds an older copy of the FAQ (its own "General questions"
+section: "Q: The install is not working on NT without administrator rights!", "Q: I want to
+download ftp files/ftp site. How to do?", each with its answer): the questions reworded, a
+second copy of the answers. Out, named, on what it holds, before any number; every other
+page of ``html/`` is in."""
+_HTTRACK_QUESTION = re.compile(
+    r"(?:<a\s+name=\"([^\"]+)\"\s*>\s*)?Q:\s*<strong>((?:[^<]|<(?!/strong>))*)</strong>"
+    r"(?:\s*</?(?:a|br)\s*/?>)*\s*(?:A:\s*(?:<a\s+name=\"([^\"]+)\"\s*>)?)?",
+    re.IGNORECASE,
+)
+_HTTRACK_CONTENTS = re.compile(r"(?im)^[ \t]*<li><a href=\"#[^\"]*\">.*$")
+_HTTRACK_FOOTER = re.compile(r"<!--\s*=+\s*Start epilogue")
+
+
+def split_httrack_faq(page_html: str) -> tuple[str, list[tuple[str, str, str]]]:
+    """HTTrack's ``faq.html`` -> (the page as markdown without its questions, [(id,
+    question, answer)]).
+
+    The contents list's items (a line opening ``<li><a href="#...">``: each an in-page link
+    to an entry, its question again) leave the page; its group titles stay. An entry is an
+    anchor ``<a name="...">`` followed by ``Q: <strong>``; the text up to ``</strong>``
+    (tags removed without a space, entities read, spaces folded) is the question and leaves
+    the page, with the closing tags and the ``A:`` label after it. One entry has its anchor
+    after the label (``Q: <strong>...</strong><br>A: <a NAME="Q13">``): an entry without
+    one before ``Q:`` takes that one (``Q`` when it has neither). The answer is the text
+    after it up to the next entry or, for the last, the site's epilogue (which stays in the
+    page, in no answer) (:func:`page_to_markdown`). Ids are the anchors' names (``QG0``), a
+    repeat ``-2``; an entry with no text under it asks nothing. The patterns cannot cross a
+    ``</strong>`` or a line: linear."""
+    body = _HTTRACK_CONTENTS.sub("", page_html)
+    intro, spans, footer = _entry_spans_before_footer(body, _HTTRACK_QUESTION, _HTTRACK_FOOTER)
+    answers, qa = _asked_entries(
+        body,
+        spans,
+        lambda m: [
+            (m.group(1) or m.group(3) or "Q", _norm(html.unescape(_TAG.sub("", m.group(2)))))
+        ],
+    )
+    return _joined_parts([intro, *answers, footer]), qa
+
+
+def httrack_faq_set() -> NaturalSet:
+    """HTTrack's FAQ (Debian ``httrack-doc``, ``html/faq.html``: ~75 ``Q:`` / ``A:``
+    entries, "Can I use username/password authentication on a site?") as one page
+    ``faq.md`` with every question and the contents list deleted
+    (:func:`split_httrack_faq`), beside every other page of ``html/`` but
+    :data:`HTTRACK_LEFT_OUT` (the guides, the option pages, the man page as HTML), each up
+    to :data:`HTTRACK_MAX_PAGE_CHARS`. Ids are
+    the FAQ's anchors (``httrack-faq:QG0``). Entries whose answer is under
+    :data:`MIN_ANSWER_WORDS` words are left out and named. Built in stop 62 and measured
+    once, with no change to the retriever: an untuned check (helper heldout56)."""
+    root, where, faq_path = _packaged_doc(HTTRACK_PACKAGE, HTTRACK_HTML, HTTRACK_FAQ)
+    text, qa = split_httrack_faq(_doc_text(faq_path, "latin-1"))
+    files = {"faq.md": text}
+    asked = _faq_questions("httrack-faq", qa, "faq.md")
+    names = sorted(
+        p.name
+        for p in where.glob("*.html")
+        if p.is_file() and p.name != HTTRACK_FAQ and p.name not in HTTRACK_LEFT_OUT
+    )
+    kept, too_long = _add_pages(files, where, names, "latin-1", HTTRACK_MAX_PAGE_CHARS)
+    return _judged_package_set(
+        "httrack-faq",
+        root,
+        files,
+        asked,
+        lambda version, unjudged: (
+            f"HTTrack FAQ from {HTTRACK_PACKAGE} {version} (html/faq.html, hand-written "
+            f"HTML, one page; its {len(qa)} answered Q: questions and the contents list "
+            f"deleted) + every other page of html/ ({len(kept)} pages; left out, over "
+            f"{HTTRACK_MAX_PAGE_CHARS} chars: {', '.join(too_long) or 'none'}); "
+            f"{', '.join(HTTRACK_LEFT_OUT)} (an older copy of the FAQ), history.txt, "
+            "license.txt, greetings.txt, changelogs and copyright out; answer = the text "
+            "after a question up to the next one or the epilogue; left out, answer under "
+            f"{MIN_ANSWER_WORDS} words: {' | '.join(unjudged) or 'none'}"
+        ),
+    )
+
+
+# --------------------------------------------------------------------------------------
 # An FAQ page of a Sphinx documentation tree, <h3> entries in <h2> groups under a local
 # contents list, answers opening "Answer:" (Celery)
 # --------------------------------------------------------------------------------------
@@ -9974,6 +10077,7 @@ BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "celery-faq": lambda emb: celery_faq_set(),
     "docutils-faq": lambda emb: docutils_faq_set(),
     "rdiff-backup-faq": lambda emb: rdiff_backup_faq_set(),
+    "httrack-faq": lambda emb: httrack_faq_set(),
     "cranfield": cranfield_set,
     "pytest-derived": lambda emb: pytest_derived_set(),
 }
