@@ -323,6 +323,15 @@ change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py
   (:func:`split_docutils_faq`), beside every other HTML page of the folder without its menu
   bar and contents boxes (:func:`docutils_doc_page_markdown`; the ``.txt`` sources out).
   Built in stop 62 and measured once: an untuned check (helper heldout53).
+* ``rdiff-backup-faq``: rdiff-backup's FAQ (Debian ``rdiff-backup``, ``FAQ.adoc.gz``:
+  AsciiDoc source, ~30 ``==`` sections, asked or stated): every question deleted
+  (:func:`split_rdiff_backup_faq`), beside the package's other AsciiDoc documents, Debian's
+  README and the man pages (changelog, credits and licence out). Built in stop 62 and
+  measured once: an untuned check (helper heldout56).
+* ``httrack-faq``: HTTrack's FAQ (Debian ``httrack-doc``, ``html/faq.html``: hand-written
+  HTML, ~75 ``Q:`` / ``A:`` entries under anchors): every question and the contents list
+  deleted (:func:`split_httrack_faq`), beside every other page of ``html/``. Built in stop
+  62 and measured once: an untuned check (helper heldout56).
 * ``cranfield``: Cranfield's 225 queries over the 1,400 abstracts clustered into a topic tree
   (``datasets.build_cranfield_tree``), read in place from ``shared/data/cranfield``; the qrel
   is each relevant abstract's text with its graded gain.
@@ -413,6 +422,8 @@ HELD_OUT_SETS = (
     "expect-faq",
     "celery-faq",
     "docutils-faq",
+    "rdiff-backup-faq",
+    "httrack-faq",
 )
 """Natural-question sets that no screening script reads by default (``--sets`` names them):
 measured once per change as an untuned check of whether a method chosen on the sets above
@@ -9522,6 +9533,230 @@ def expect_faq_set() -> NaturalSet:
 
 
 # --------------------------------------------------------------------------------------
+# An AsciiDoc FAQ kept as its source, ``==`` sections the questions (rdiff-backup)
+# --------------------------------------------------------------------------------------
+
+RDIFF_PACKAGE = "rdiff-backup"
+RDIFF_DOC = "usr/share/doc/rdiff-backup"
+RDIFF_FAQ = "FAQ.adoc.gz"
+"""rdiff-backup's FAQ as its maintainers keep it (``docs/FAQ.adoc`` in the source,
+``/usr/share/doc/rdiff-backup/FAQ.adoc.gz``, AsciiDoc source, not rendered): a title
+``= rdiff-backup: {page-name}``, attribute lines (``:sectnums:``), a button link, a rule
+``'''''``, the contents macro ``toc::[]``, then ~30 level-2 sections ``== <question>``
+(asked or stated: "Help! Why do all my filenames now look like ;077y;070ile ?!", some
+quoting a message in AsciiDoc's curved quotes, "What does "`tuple index out of range`"
+mean?"), each answer paragraphs, ``----`` / ``....`` listing blocks (a mailed message with
+its headers in one) and ``CAUTION:`` notes, up to the next section; nothing after the last."""
+RDIFF_TEXTS = (
+    "README.adoc.gz",
+    "examples.adoc.gz",
+    "migration.adoc.gz",
+    "DEVELOP.adoc.gz",
+    "Windows-README.adoc.gz",
+    "Windows-DEVELOP.adoc.gz",
+    "README.Debian",
+)
+"""The package's other documents, AsciiDoc kept as text (what rdiff-backup is, the usage
+examples, migrating to the new command line, building and developing it, on Windows too)
+and Debian's README: in. Left out: ``CHANGELOG.adoc`` (the release history), ``credits.adoc``
+(names), ``COPYING`` and ``copyright`` (the licence), ``NEWS.Debian``, ``changelog.Debian``."""
+RDIFF_MAN = (
+    "usr/share/man/man1/rdiff-backup.1.gz",
+    "usr/share/man/man1/rdiff-backup-old.1.gz",
+    "usr/share/man/man1/rdiff-backup-delete.1.gz",
+    "usr/share/man/man1/rdiff-backup-statistics.1.gz",
+)
+"""The package's man pages (the command line, new and old, and the two helper programs):
+in under ``man/``."""
+RDIFF_MAX_PAGE_CHARS = 150_000
+"""A document or man page over this stays out and is named (the value the other sets use,
+not chosen for this set)."""
+_ADOC_SECTION = re.compile(r"^==[ \t]+(\S.*?)[ \t]*$")
+_ADOC_FENCE = re.compile(r"^(-{4,}|\.{4,}|/{4,}|\+{4,}|_{4,}|={4,}|\*{4,})[ \t]*$")
+_ADOC_CURVED = re.compile(r"\"`|`\"|'`|`'")
+
+
+def adoc_question(heading: str) -> str:
+    """A section title as a reader sees it: AsciiDoc's curved-quote marks (``"`x`"``) read
+    as plain quotes, the remaining code backticks removed, spaces folded."""
+    return _norm(_ADOC_CURVED.sub(lambda m: m.group(0).replace("`", ""), heading).replace("`", ""))
+
+
+def split_rdiff_backup_faq(text: str) -> tuple[str, list[tuple[str, str, str]]]:
+    """rdiff-backup's ``FAQ.adoc`` (AsciiDoc source) -> (the FAQ as one text page without
+    its questions, [(number, question, answer)]), in one pass over the lines.
+
+    A question is a column-0 level-2 section title ``== <text>`` (``=`` and ``===`` titles
+    are not) outside a delimited block (a listing ``----``, a literal ``....``, a comment
+    ``////``, ...: a line there is the answer's text); its text read by
+    :func:`adoc_question`, it leaves the page. Its id is its section number (the FAQ sets
+    ``:sectnums:``: the count of ``==`` titles so far, unanswered ones too); its answer the
+    text after it up to the next question or the end. The title, attributes and contents
+    macro before the first question stay, in no answer. A question with no text under it
+    asks nothing. Each line is read once: linear."""
+    page: list[str] = []
+    qa: list[tuple[str, str, str]] = []
+    number = 0
+    question: str | None = None
+    answer: list[str] = []
+    fence: str | None = None  # the delimiter of the open block, if any
+
+    def close() -> None:
+        body = re.sub(r"\n{3,}", "\n\n", "\n".join(answer)).strip()
+        if question and body:
+            qa.append((str(number), question, body))
+        page.extend(["", body, ""])
+        answer.clear()
+
+    for line in text.split("\n"):
+        line = line.rstrip()
+        m = None if fence is not None else _ADOC_SECTION.match(line)
+        if m:
+            close()
+            number += 1
+            question = adoc_question(m.group(1))
+            continue
+        f = _ADOC_FENCE.match(line)
+        if f:
+            fence = None if fence == f.group(1) else (fence or f.group(1))
+        (page if number == 0 else answer).append(line)
+    close()
+    return _joined_parts(["\n".join(page)]), qa
+
+
+def rdiff_backup_faq_set() -> NaturalSet:
+    """rdiff-backup's FAQ (Debian ``rdiff-backup``, ``FAQ.adoc.gz``: AsciiDoc, ~30 ``==``
+    sections "Is there some way to limit rdiff-backup's bandwidth usage, as in rsync's
+    --bwlimit option?") as one text page ``FAQ.adoc`` with every question deleted
+    (:func:`split_rdiff_backup_faq`), beside the package's other documents
+    (:data:`RDIFF_TEXTS`) and man pages (:data:`RDIFF_MAN`), each up to
+    :data:`RDIFF_MAX_PAGE_CHARS`. Ids are the section numbers (``rdiff-backup-faq:12``).
+    Entries whose answer is under :data:`MIN_ANSWER_WORDS` words are left out and named.
+    Built in stop 62 and measured once, with no change to the retriever: an untuned check
+    (helper heldout56)."""
+    root, doc, faq_path = _packaged_doc(RDIFF_PACKAGE, RDIFF_DOC, RDIFF_FAQ)
+    text, qa = split_rdiff_backup_faq(_doc_text(faq_path, "utf-8"))
+    files = {"FAQ.adoc": text}
+    asked = _faq_questions("rdiff-backup-faq", qa, "FAQ.adoc")
+    kept = _add_notes(files, doc, RDIFF_TEXTS)
+    kept += [f"man/{m}.md" for m in _add_man_pages(files, root, RDIFF_MAN)]
+    kept, too_long = _drop_too_long(files, kept, RDIFF_MAX_PAGE_CHARS)
+    return _judged_package_set(
+        "rdiff-backup-faq",
+        root,
+        files,
+        asked,
+        lambda version, unjudged: (
+            f"rdiff-backup FAQ from {RDIFF_PACKAGE} {version} (FAQ.adoc.gz, AsciiDoc source, "
+            f"one page; its {len(qa)} answered == questions deleted) + the other documents "
+            f"and man pages ({len(kept)} files; left out, over {RDIFF_MAX_PAGE_CHARS} chars: "
+            f"{', '.join(too_long) or 'none'}); CHANGELOG, credits, COPYING, NEWS.Debian, "
+            "changelogs and copyright out; answer = the text under a question up to the next "
+            f"one; left out, answer under {MIN_ANSWER_WORDS} words: "
+            f"{' | '.join(unjudged) or 'none'}"
+        ),
+    )
+
+
+# --------------------------------------------------------------------------------------
+# A hand-written HTML FAQ, ``Q:`` / ``A:`` entries under anchors (HTTrack)
+# --------------------------------------------------------------------------------------
+
+HTTRACK_PACKAGE = "httrack-doc"
+HTTRACK_HTML = "usr/share/doc/httrack/html"
+HTTRACK_FAQ = "faq.html"
+"""HTTrack's FAQ as its author wrote it (Xavier Roche; ``html/faq.html`` in the source,
+Debian's ``httrack-doc``), hand-written HTML in ISO-8859-1 with unbalanced tags: the site's
+table layout and menu (a "prologue" up to ``<!-- ... End prologue ... -->``), a title and
+tips, a contents list (``<li><a href="#QG0">...</a>`` under ``<h3>`` group titles: every
+question again, some worded differently), a rule, then ~75 entries ``<a name="QG0">Q:
+<strong>question</strong>`` (asked or stated: "Only the first page is caught. What's
+wrong?", "I have duplicate files!") followed by ``A: <em>answer``, up to the next; after
+the last, the site's epilogue and copyright footer."""
+HTTRACK_MAX_PAGE_CHARS = 150_000
+"""A page over this stays out and is named (the value the other sets use, not chosen for
+this set)."""
+HTTRACK_LEFT_OUT = ("fcguide.html",)
+"""Fred Cohen's user guide holds an older copy of the FAQ (its own "General questions"
+section: "Q: The install is not working on NT without administrator rights!", "Q: I want to
+download ftp files/ftp site. How to do?", each with its answer): the questions reworded, a
+second copy of the answers. Out, named, on what it holds, before any number; every other
+page of ``html/`` is in."""
+_HTTRACK_QUESTION = re.compile(
+    r"(?:<a\s+name=\"([^\"]+)\"\s*>\s*)?Q:\s*<strong>((?:[^<]|<(?!/strong>))*)</strong>"
+    r"(?:\s*</?(?:a|br)\s*/?>)*\s*(?:A:\s*(?:<a\s+name=\"([^\"]+)\"\s*>)?)?",
+    re.IGNORECASE,
+)
+_HTTRACK_CONTENTS = re.compile(r"(?im)^[ \t]*<li><a href=\"#[^\"]*\">.*$")
+_HTTRACK_FOOTER = re.compile(r"<!--\s*=+\s*Start epilogue")
+
+
+def split_httrack_faq(page_html: str) -> tuple[str, list[tuple[str, str, str]]]:
+    """HTTrack's ``faq.html`` -> (the page as markdown without its questions, [(id,
+    question, answer)]).
+
+    The contents list's items (a line opening ``<li><a href="#...">``: each an in-page link
+    to an entry, its question again) leave the page; its group titles stay. An entry is an
+    anchor ``<a name="...">`` followed by ``Q: <strong>``; the text up to ``</strong>``
+    (tags removed without a space, entities read, spaces folded) is the question and leaves
+    the page, with the closing tags and the ``A:`` label after it. One entry has its anchor
+    after the label (``Q: <strong>...</strong><br>A: <a NAME="Q13">``): an entry without
+    one before ``Q:`` takes that one (``Q`` when it has neither). The answer is the text
+    after it up to the next entry or, for the last, the site's epilogue (which stays in the
+    page, in no answer) (:func:`page_to_markdown`). Ids are the anchors' names (``QG0``), a
+    repeat ``-2``; an entry with no text under it asks nothing. The patterns cannot cross a
+    ``</strong>`` or a line: linear."""
+    body = _HTTRACK_CONTENTS.sub("", page_html)
+    intro, spans, footer = _entry_spans_before_footer(body, _HTTRACK_QUESTION, _HTTRACK_FOOTER)
+    answers, qa = _asked_entries(
+        body,
+        spans,
+        lambda m: [
+            (m.group(1) or m.group(3) or "Q", _norm(html.unescape(_TAG.sub("", m.group(2)))))
+        ],
+    )
+    return _joined_parts([intro, *answers, footer]), qa
+
+
+def httrack_faq_set() -> NaturalSet:
+    """HTTrack's FAQ (Debian ``httrack-doc``, ``html/faq.html``: ~75 ``Q:`` / ``A:``
+    entries, "Can I use username/password authentication on a site?") as one page
+    ``faq.md`` with every question and the contents list deleted
+    (:func:`split_httrack_faq`), beside every other page of ``html/`` but
+    :data:`HTTRACK_LEFT_OUT` (the guides, the option pages, the man page as HTML), each up
+    to :data:`HTTRACK_MAX_PAGE_CHARS`. Ids are
+    the FAQ's anchors (``httrack-faq:QG0``). Entries whose answer is under
+    :data:`MIN_ANSWER_WORDS` words are left out and named. Built in stop 62 and measured
+    once, with no change to the retriever: an untuned check (helper heldout56)."""
+    root, where, faq_path = _packaged_doc(HTTRACK_PACKAGE, HTTRACK_HTML, HTTRACK_FAQ)
+    text, qa = split_httrack_faq(_doc_text(faq_path, "latin-1"))
+    files = {"faq.md": text}
+    asked = _faq_questions("httrack-faq", qa, "faq.md")
+    names = sorted(
+        p.name
+        for p in where.glob("*.html")
+        if p.is_file() and p.name != HTTRACK_FAQ and p.name not in HTTRACK_LEFT_OUT
+    )
+    kept, too_long = _add_pages(files, where, names, "latin-1", HTTRACK_MAX_PAGE_CHARS)
+    return _judged_package_set(
+        "httrack-faq",
+        root,
+        files,
+        asked,
+        lambda version, unjudged: (
+            f"HTTrack FAQ from {HTTRACK_PACKAGE} {version} (html/faq.html, hand-written "
+            f"HTML, one page; its {len(qa)} answered Q: questions and the contents list "
+            f"deleted) + every other page of html/ ({len(kept)} pages; left out, over "
+            f"{HTTRACK_MAX_PAGE_CHARS} chars: {', '.join(too_long) or 'none'}); "
+            f"{', '.join(HTTRACK_LEFT_OUT)} (an older copy of the FAQ), history.txt, "
+            "license.txt, greetings.txt, changelogs and copyright out; answer = the text "
+            "after a question up to the next one or the epilogue; left out, answer under "
+            f"{MIN_ANSWER_WORDS} words: {' | '.join(unjudged) or 'none'}"
+        ),
+    )
+
+
+# --------------------------------------------------------------------------------------
 # An FAQ page of a Sphinx documentation tree, <h3> entries in <h2> groups under a local
 # contents list, answers opening "Answer:" (Celery)
 # --------------------------------------------------------------------------------------
@@ -9841,6 +10076,8 @@ BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "expect-faq": lambda emb: expect_faq_set(),
     "celery-faq": lambda emb: celery_faq_set(),
     "docutils-faq": lambda emb: docutils_faq_set(),
+    "rdiff-backup-faq": lambda emb: rdiff_backup_faq_set(),
+    "httrack-faq": lambda emb: httrack_faq_set(),
     "cranfield": cranfield_set,
     "pytest-derived": lambda emb: pytest_derived_set(),
 }
