@@ -370,7 +370,15 @@ class EmbeddedStore(_SearchPaths, _Writes, _AnnWorker, _LexicalSync, _Generation
 
     @property
     def meta(self) -> dict[str, Any]:
-        """Free-form index metadata persisted with the index (embedder name, ...)."""
+        """Free-form index metadata persisted with the index (embedder name, ...).
+
+        After :meth:`close` let the generation go, the generation is mapped again first (as
+        :attr:`_snap` does): mapping it reloads this dict from the manifest in place, so an
+        entry set on a let-go store (a client opened on a store another client closed,
+        storing its embedder's current name) was overwritten at the next call and the
+        index kept the old name (lead, stop 62: ``test_usage69``'s former-name test)."""
+        if self._released:
+            self._reopen()
         return self._meta
 
     @property
