@@ -746,18 +746,23 @@ def _give_gate(gate: _StoreGate) -> None:
             del _gates[gate.key]
 
 
+def _gate_of(store: Any) -> _StoreGate | None:
+    """``store``'s gate in this process (by its folder, else by the object), or ``None``;
+    the caller holds ``_gates_guard``."""
+    key = _gate_key(store)
+    if key is not None:
+        return _gates.get(key)
+    try:
+        return _gates_by_store.get(store)
+    except TypeError:  # (an object that cannot be a weak key: never gated by object)
+        return None
+
+
 def store_writers_waiting(store: Any) -> int:
     """How many calls of this process wait for ``store``'s write lock
     (:func:`aholding_store`): 0 when none does (tests interleave writes on it)."""
-    key = _gate_key(store)
     with _gates_guard:
-        if key is not None:
-            gate = _gates.get(key)
-        else:
-            try:
-                gate = _gates_by_store.get(store)
-            except TypeError:
-                gate = None
+        gate = _gate_of(store)
         return gate.waiting if gate is not None else 0
 
 
@@ -766,15 +771,8 @@ def another_write_holds(store: Any) -> bool:
     and the calling context is not inside it: another client's write, or one of this
     client's own on another task or thread (what :meth:`EmbeddedStore.close
     <treehop.stores.embedded.EmbeddedStore.close>` must not save half of)."""
-    key = _gate_key(store)
     with _gates_guard:
-        if key is not None:
-            gate = _gates.get(key)
-        else:
-            try:
-                gate = _gates_by_store.get(store)
-            except TypeError:
-                gate = None
+        gate = _gate_of(store)
     if gate is None or not gate.lock.locked():
         return False
     held = _held_gates.get()
