@@ -490,18 +490,11 @@ class _Writes(_StoreAttributes):
             if here:
                 for tmp in self.path.glob(".tmp-*"):
                     _remove(tmp)
-            # The dimension goes back too (the committed generation's, read again below,
-            # else the constructor's): a new index's first write that failed (a LlamaIndex
-            # node of another dimension than the embedder's, helper usage70) kept the
-            # dimension it had set, and every later write in the process was refused.
-            self._dim = self._dim_given
-            self._snap = _empty_snap(int(self._dim or 0))
-            self._committed = None
-            self._committed_snap = None
-            self._ann_stop()
-            self._ann = None
-            self._lex = LexicalIndex() if self._use_lexical else None
-            self._open_path(clean=False)
+            # Everything in memory goes, the dimension too (the committed generation's,
+            # read again, else the constructor's): a new index's first write that failed (a
+            # LlamaIndex node of another dimension than the embedder's, helper usage70) kept
+            # the dimension it had set, and every later write in the process was refused.
+            self._follow_path()
             if here:
                 _discard_uncommitted(self.path, self._committed)
         except (OSError, IndexCorruptError):  # pragma: no cover - the disk vanished too
