@@ -24,7 +24,7 @@ from treehop.errors import EmbeddingError, InvalidQueryError
 from treehop.ingest.writer import EMBED_BATCH
 from treehop.redaction import redact_exception
 from treehop.secrets import register_object_secrets
-from treehop.validation import check_strings
+from treehop.validation import check_strings, shown_value
 
 _NO_ROWS = np.zeros((0, 0), np.float32)  # what an empty batch embeds to (no model call)
 _MODEL_ATTRS = ("model", "model_name", "model_id", "deployment")
@@ -77,7 +77,9 @@ class LangChainEmbedder:
         if dimension is not None and (
             isinstance(dimension, bool) or not isinstance(dimension, int) or dimension < 1
         ):  # (a str raised TypeError at ``<``; 1.5 was kept and failed at the first call)
-            raise InvalidQueryError(f"dimension must be a positive integer, got {dimension!r}")
+            raise InvalidQueryError(
+                f"dimension must be a positive integer, got {shown_value(dimension)}"
+            )
         self.embeddings = embeddings
         register_object_secrets(embeddings)  # its errors may echo its key (_errors redacts)
         self.name: str = name or _space_name(embeddings)

@@ -198,7 +198,7 @@ class TreehopRetrievalOptions(BaseModel):
     """With rerank on: how many candidates are reranked (>= ``k``; the core's default 25)."""
     rerank_threshold: float | None = None
     """Drop reranked hits whose rerank score is below this."""
-    chunk_diffusion_count: int = Field(default=0, ge=0, le=5)
+    chunk_diffusion_count: int = Field(default=0, ge=0, le=5, strict=True)
     """Add up to this many neighbouring chunks on each side of a chunk hit, so an answer split
     across chunk borders arrives whole. Neighbours come on top of the ``k`` hits."""
     chunk_group: bool = False
@@ -247,7 +247,9 @@ class TreehopRetrievalOptions(BaseModel):
         labels = list(tagmod.normalize_filter_labels(v))
         return labels or None
 
-    @field_validator("metadata_filter", "score_threshold", "dense_weight", mode="before")
+    @field_validator(
+        "metadata_filter", "score_threshold", "dense_weight", "rerank_threshold", mode="before"
+    )
     @classmethod
     def _core_check(cls, v: Any, info: ValidationInfo) -> Any:
         # The core's own check of each option (one validation site); a metadata filter may be
@@ -288,6 +290,8 @@ _CORE_CHECKS: dict[str, Callable[[Any], Any]] = {
     "metadata_filter": to_treehop_filter,
     "score_threshold": check_threshold,
     "dense_weight": check_dense_weight,
+    # (True and "0.3" were read as 1.0 and 0.3 by pydantic's lax mode; helper leftovers63b)
+    "rerank_threshold": lambda v: check_threshold(v, "rerank_threshold"),
 }
 _OPTION_FIELDS = tuple(TreehopRetrievalOptions.model_fields)
 # search_kwargs keys of LangChain's VectorStoreRetriever, as this retriever's option names.

@@ -66,7 +66,7 @@ from treehop.errors import (
 from treehop.integration_kit import TreehopClient
 from treehop.memory import write_nodes
 from treehop.models import ContextType, Level
-from treehop.validation import MAX_LIMIT
+from treehop.validation import MAX_LIMIT, shown_value
 
 DEFAULT_ROOT = "viking://~/memories/store"
 KIND = "store_item"
@@ -134,7 +134,7 @@ def _check_labels(labels: object, what: str) -> tuple[str, ...]:
 
 def _check_count(value: object, what: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise InvalidQueryError(f"{what} must be an integer >= 0, got {value!r}")
+        raise InvalidQueryError(f"{what} must be an integer >= 0, got {shown_value(value)}")
     return value
 
 
@@ -737,7 +737,9 @@ def _index_config_fields(
     dims = index.get("dims")
     if dims is not None:
         if isinstance(dims, bool) or not isinstance(dims, int) or dims < 1:
-            raise InvalidQueryError(f"index['dims'] must be a positive integer, got {dims!r}")
+            raise InvalidQueryError(
+                f"index['dims'] must be a positive integer, got {shown_value(dims)}"
+            )
         known = getattr(embedder, "dimension", 0)
         if known and known != dims:
             raise EmbeddingError(

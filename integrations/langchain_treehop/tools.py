@@ -31,6 +31,7 @@ from treehop import AsyncTreehop, Entry, Treehop
 from treehop import integration_kit as kit
 from treehop.errors import InvalidQueryError, InvalidURIError, NotFoundError, TreehopError
 from treehop.mcp_server import MAX_LIST_ENTRIES
+from treehop.validation import shown_value
 
 from .retrievers import TreehopRetriever
 
@@ -256,7 +257,7 @@ def create_treehop_tools(
         or read_max_chars < 1
     ):
         raise InvalidQueryError(
-            f"read_max_chars must be a positive integer, got {read_max_chars!r}"
+            f"read_max_chars must be a positive integer, got {shown_value(read_max_chars)}"
         )
     for reserved in ("client", "mode", "k", "session_id"):
         if reserved in retriever_kwargs:

@@ -50,7 +50,7 @@ from treehop.errors import InvalidQueryError, UnknownArgumentError
 from treehop.ingest.records import INTERNAL_KEYS, Passage
 from treehop.integration_kit import TreehopClient, reject_extra
 from treehop.search_options import SearchKwargs
-from treehop.validation import MAX_LIMIT, check_query
+from treehop.validation import MAX_LIMIT, check_query, shown_value
 
 from .embeddings import TreehopEmbeddings, as_treehop_embedder
 from .filters import to_treehop_filter
@@ -118,6 +118,26 @@ def _stored_times(metadata: Mapping[Any, Any]) -> dict[Any, Any]:
             except (OverflowError, OSError, ValueError) as exc:  # (year 1 in some zones)
                 raise InvalidQueryError(f"metadata {key!r}: {value!r} has no epoch time") from exc
     return out
+
+
+def _relevance_threshold(value: object) -> None:
+    """A relevance ``score_threshold`` (``similarity_search_with_relevance_scores``, the
+    ``similarity_score_threshold`` retriever) must be a number in [0, 1], as LangChain
+    documents it. Why (helper leftovers63b): LangChain's base class applies it itself after
+    the search, unchecked: ``True`` was a floor of 1, NaN, ``inf`` and ``3.0`` answered
+    nothing (with a logged warning), ``"0.3"`` raised a raw ``TypeError``, and
+    ``10**5000`` a ``ValueError`` from the warning's own formatting."""
+    if value is None:
+        return
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | float)
+        or not 0.0 <= value <= 1.0  # (False for NaN)
+    ):
+        raise InvalidQueryError(
+            f"score_threshold must be a number in [0, 1] (a relevance score), "
+            f"got {shown_value(value)}"
+        )
 
 
 class TreehopVectorStore(kit.IndexedStore, VectorStore):
@@ -235,7 +255,10 @@ class TreehopVectorStore(kit.IndexedStore, VectorStore):
             raise InvalidQueryError(f"{len(ids)} ids for {len(texts)} texts")
         out: list[Passage] = []
         for i, text in enumerate(texts):
-            meta = _stored_times(metadatas[i]) if metadatas is not None and metadatas[i] else {}
+            given = metadatas[i] if metadatas is not None and metadatas[i] else {}
+            # (a treehop retriever's Document copied here: its scores and place in the other
+            # search are not stored as the copy's metadata; kit.without_result_keys)
+            meta = _stored_times(kit.without_result_keys(given))
             pid = ids[i] if ids is not None else None
             # An HTML page (a TextLoader or RecursiveUrlLoader page) is stored as its text.
             page = kit.page_text(text, meta) if isinstance(text, str) else text
@@ -271,7 +294,9 @@ class TreehopVectorStore(kit.IndexedStore, VectorStore):
         if batch_size is not None and (
             isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1
         ):
-            raise InvalidQueryError(f"batch_size must be a positive integer, got {batch_size!r}")
+            raise InvalidQueryError(
+                f"batch_size must be a positive integer, got {shown_value(batch_size)}"
+            )
         passages = self._passages_of(texts, metadatas, ids)
         with kit.progress_reporter(show_progress, "treehop") as progress:
             return await self._passages.aupsert(passages, tags=tags, progress=progress)
@@ -438,6 +463,19 @@ class TreehopVectorStore(kit.IndexedStore, VectorStore):
         pairs = await self.asimilarity_search_by_vector_with_score(embedding, k, **kwargs)
         return [d for d, _ in pairs]
 
+    def similarity_search_with_relevance_scores(
+        self, query: str, k: int = 4, **kwargs: Any
+    ) -> list[tuple[Document, float]]:
+        """LangChain's, its ``score_threshold`` checked first (:func:`_relevance_threshold`)."""
+        _relevance_threshold(kwargs.get("score_threshold"))
+        return super().similarity_search_with_relevance_scores(query, k, **kwargs)
+
+    async def asimilarity_search_with_relevance_scores(
+        self, query: str, k: int = 4, **kwargs: Any
+    ) -> list[tuple[Document, float]]:
+        _relevance_threshold(kwargs.get("score_threshold"))
+        return await super().asimilarity_search_with_relevance_scores(query, k, **kwargs)
+
     def _select_relevance_score_fn(self) -> Any:
         # treehop scores are cosine similarities (propagated through the tree): already
         # "higher is more relevant"; clipped into [0, 1] as LangChain's relevance API wants.
@@ -456,11 +494,17 @@ class TreehopVectorStore(kit.IndexedStore, VectorStore):
         # the whole call is checked before the query is embedded (a non-string query reached
         # the embedder; a non-number lambda_mult raised TypeError in the comparison)
         if isinstance(lambda_mult, bool) or not isinstance(lambda_mult, int | float):
-            raise InvalidQueryError(f"lambda_mult must be a number in [0, 1], got {lambda_mult!r}")
+            raise InvalidQueryError(
+                f"lambda_mult must be a number in [0, 1], got {shown_value(lambda_mult)}"
+            )
         if not 0.0 <= lambda_mult <= 1.0:
-            raise InvalidQueryError(f"lambda_mult must be in [0, 1], got {lambda_mult}")
+            raise InvalidQueryError(
+                f"lambda_mult must be in [0, 1], got {shown_value(lambda_mult)}"
+            )
         if isinstance(fetch_k, bool) or not isinstance(fetch_k, int) or fetch_k < 1:
-            raise InvalidQueryError(f"fetch_k must be a positive integer, got {fetch_k!r}")
+            raise InvalidQueryError(
+                f"fetch_k must be a positive integer, got {shown_value(fetch_k)}"
+            )
         if k == 0 and type(k) is int:  # (as the search: checked, then [] unsearched)
             return [self._to_document(h) for h in await self._afind(query, 0, kwargs, vector)]
         k = await self._index.checked_k(k, "k", bool(kwargs.get("include_directories")))

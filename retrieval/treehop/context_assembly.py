@@ -52,6 +52,7 @@ from .text_tokenize import tokenize
 from .timestamps import TIMESTAMP_FIELD, shown_iso
 from .tree_scoring import order_key
 from .tree_scoring import query_terms as index_terms
+from .validation import shown_value
 
 Tier = Literal["abstract", "overview", "content"]
 TIERS: tuple[Tier, ...] = ("abstract", "overview", "content")
@@ -422,7 +423,7 @@ def check_budget(
 ) -> tuple[dict[ContextType, int], tuple[Tier, ...]]:
     """Validate the budget arguments; returns quotas by type and the tiers, largest first."""
     if isinstance(max_tokens, bool) or not isinstance(max_tokens, int):
-        raise InvalidQueryError(f"max_tokens must be an integer, got {max_tokens!r}")
+        raise InvalidQueryError(f"max_tokens must be an integer, got {shown_value(max_tokens)}")
     if not 1 <= max_tokens <= MAX_BUDGET:
         raise InvalidQueryError(f"max_tokens must be between 1 and {MAX_BUDGET}")
     q: dict[ContextType, int] = {}
@@ -438,7 +439,9 @@ def check_budget(
                 f"quotas: unknown context type {k!r} (memory, resource, skill)"
             ) from exc
         if isinstance(v, bool) or not isinstance(v, int) or v < 0:
-            raise InvalidQueryError(f"quotas[{k!r}] must be a non-negative integer, got {v!r}")
+            raise InvalidQueryError(
+                f"quotas[{shown_value(k)}] must be a non-negative integer, got {shown_value(v)}"
+            )
         q[ct] = v
     if (
         isinstance(tiers, str)

@@ -90,12 +90,21 @@ from .ingest.markup import html_to_markdown
 from .ingest.records import IngestRecord, PlacementKwargs
 from .ingest.writer import ProgressCallback
 from .memory import MAX_TURN_CHARS
-from .models import ContextType, FindResult, MatchedContext
+from .models import PROVENANCE_KEYS, ContextType, FindResult, MatchedContext
 from .redaction import redact
 from .search_options import SearchKwargs
 from .secrets import SECRET_NAME_PARTS
 from .stores.base import CountingStore, VectorStore
-from .validation import MAX_LIMIT, MAX_QUERY_CHARS, as_list, check_limit, check_query, is_blank
+from .validation import (
+    MAX_LIMIT,
+    MAX_QUERY_CHARS,
+    as_list,
+    check_limit,
+    check_query,
+    check_threshold,
+    is_blank,
+    shown_value,
+)
 
 T = TypeVar("T")
 P = ParamSpec("P")
@@ -481,7 +490,8 @@ async def whole_limit(
     """
     if k <= MAX_LIMIT:
         return k
-    bound = f"{name} above {MAX_LIMIT} (one search's limit, got {k}) asks for everything"
+    shown = shown_value(k)
+    bound = f"{name} above {MAX_LIMIT} (one search's limit, got {shown}) asks for everything"
     if is_knowledge_source(client):
         raise InvalidQueryError(
             f"{bound}, and a {type(client).__name__} cannot say how many documents it holds: "
@@ -766,6 +776,31 @@ def documents_of(documents: object, kind: type[D], what: str) -> list[D]:
     return out
 
 
+RESULT_KEYS = frozenset(PROVENANCE_KEYS)
+"""The keys every treehop retriever result carries (:meth:`MatchedContext.provenance`)."""
+
+
+def without_result_keys(
+    metadata: Mapping[str, Any], extra: Iterable[str] = ()
+) -> Mapping[str, Any]:
+    """``metadata`` without treehop's result keys when it is a treehop retriever's result's
+    (it holds every key of :data:`RESULT_KEYS`; ``extra``: an integration's own result keys,
+    LlamaIndex's ``retrieval_score``), else ``metadata`` itself.
+
+    Why (helper leftovers63b): a ``Document`` or node a treehop retriever returned and a
+    program added to a vector store (copying results into another index, caching them)
+    stored its ``score``, ``vector_score``, ``found_by``, ``uri``, ``level``, ... as the
+    copy's metadata: scores and a place of another search, filterable on the copy and never
+    true of it. Every one of them describes the hit, not the document: a result already
+    shows them over any stored key of the same name, so nothing the document itself stored
+    under these names reached the result to be lost here. Metadata without all of them (a
+    document's own ``score`` or ``uri``) is kept as given."""
+    if not isinstance(metadata, Mapping) or not metadata.keys() >= RESULT_KEYS:
+        return metadata
+    drop = RESULT_KEYS | set(extra)
+    return {k: v for k, v in metadata.items() if k not in drop}
+
+
 def add_records(
     client: TreehopClient,
     records: Sequence[IngestRecord],
@@ -1000,7 +1035,9 @@ class PassageIndex:
         # before the tree context, so a hit that ends above it could be lost and one that
         # ends below it kept. The search runs unpruned and the floor is applied to the
         # final scores below.
-        floor = options.get("score_threshold")
+        # (checked as the core checks it: True, NaN and inf were floors, "0.3" a raw
+        # TypeError in the comparison below; helper leftovers63b)
+        floor = check_threshold(options.get("score_threshold"))
         opts["score_threshold"] = NO_FLOOR
         opts["limit"], opts["collapse_chunks"] = k, False
         flt = opts.get("filter")
@@ -1043,8 +1080,9 @@ class PassageIndex:
             # (exact where the store counts; a walk stops past the limit)
             held = count if isinstance(aclient.store, CountingStore) else f"more than {MAX_LIMIT}"
             raise InvalidQueryError(
-                f"{name} must be between 1 and {MAX_LIMIT} (one search's limit), got {k}: this "
-                f"store holds {held} {what}, more than one search returns"
+                f"{name} must be between 1 and {MAX_LIMIT} (one search's limit), "
+                f"got {shown_value(k)}: this store holds {held} {what}, more than one search "
+                "returns"
             )
         return MAX_LIMIT
 

@@ -15,6 +15,7 @@ from .errors import InvalidQueryError
 from .models import FoundBy, MatchedContext
 from .stores.base import VectorStore
 from .uri import CHUNK_MARK, within_any
+from .validation import shown_value
 
 MAX_DIFFUSION = 5
 
@@ -30,19 +31,22 @@ def check_controls(
     ):
         raise InvalidQueryError(
             f"chunk_diffusion_count must be an integer in 0..{MAX_DIFFUSION}, "
-            f"got {chunk_diffusion_count!r}"
+            f"got {shown_value(chunk_diffusion_count)}"
         )
     if retrieve_count is None:
         return max(limit, 25) if rerank_active else None
     if isinstance(retrieve_count, bool) or not isinstance(retrieve_count, int):
-        raise InvalidQueryError(f"retrieve_count must be an integer, got {retrieve_count!r}")
+        raise InvalidQueryError(
+            f"retrieve_count must be an integer, got {shown_value(retrieve_count)}"
+        )
     if not rerank_active:
         raise InvalidQueryError(
             "retrieve_count applies only when rerank is on (mode='thinking' with a reranker)"
         )
     if not limit <= retrieve_count <= 1000:
         raise InvalidQueryError(
-            f"retrieve_count must be >= limit ({limit}) and <= 1000, got {retrieve_count}"
+            f"retrieve_count must be >= limit ({limit}) and <= 1000, "
+            f"got {shown_value(retrieve_count)}"
         )
     return retrieve_count
 

@@ -22,7 +22,7 @@ from .models import RetrievalMode
 from .postprocess import check_controls
 from .stores.base import build_frozen
 from .timestamps import TimeLike
-from .validation import check_dense_weight, check_limit, check_threshold
+from .validation import check_dense_weight, check_limit, check_threshold, shown_value
 
 
 class SearchKwargs(TypedDict, total=False):
@@ -218,7 +218,9 @@ def check_slot_chars(value: object) -> int | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int):
-        raise InvalidQueryError(f"slot_chars must be an integer or None, got {value!r}")
+        raise InvalidQueryError(f"slot_chars must be an integer or None, got {shown_value(value)}")
     if not 0 <= value <= MAX_SLOT_CHARS:
-        raise InvalidQueryError(f"slot_chars must be in [0, {MAX_SLOT_CHARS}], got {value}")
+        raise InvalidQueryError(
+            f"slot_chars must be in [0, {MAX_SLOT_CHARS}], got {shown_value(value)}"
+        )
     return value

@@ -127,11 +127,27 @@ def check_query(query: object) -> str:
     return query.strip()
 
 
+def shown_value(value: object) -> str:
+    """A caller's value as a check's error shows it: its repr cut at 100 characters, an
+    integer of more than 300 bits by its size. Why (helper leftovers63b): ``k="x" * 10**6``
+    made a megabyte message, and ``repr(10**5000)`` raises ValueError (Python's 4,300-digit
+    limit) inside the f-string that was to report it."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 300:
+        return f"an integer of {value.bit_length()} bits"
+    try:
+        text = repr(value)
+    except Exception:  # (a caller's object whose repr raises)
+        text = f"<{type(value).__name__}>"
+    return text if len(text) <= 100 else f"{text[:97]}..."
+
+
 def check_limit(limit: object, name: str = "limit") -> int:
     if isinstance(limit, bool) or not isinstance(limit, int):
-        raise InvalidQueryError(f"{name} must be an integer, got {limit!r}")
+        raise InvalidQueryError(f"{name} must be an integer, got {shown_value(limit)}")
     if not 1 <= limit <= MAX_LIMIT:
-        raise InvalidQueryError(f"{name} must be between 1 and {MAX_LIMIT}, got {limit}")
+        raise InvalidQueryError(
+            f"{name} must be between 1 and {MAX_LIMIT}, got {shown_value(limit)}"
+        )
     return limit
 
 
@@ -139,14 +155,14 @@ def check_threshold(value: float | None, name: str = "score_threshold") -> float
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise InvalidQueryError(f"{name} must be a number, got {value!r}")
+        raise InvalidQueryError(f"{name} must be a number, got {shown_value(value)}")
     try:
         f = float(value)
     except OverflowError:
         bits = value.bit_length() if isinstance(value, int) else 0
         raise InvalidQueryError(f"{name} out of range (an integer of {bits} bits)") from None
     if not -1e9 < f < 1e9:
-        raise InvalidQueryError(f"{name} out of range: {value}")
+        raise InvalidQueryError(f"{name} out of range: {shown_value(value)}")
     return f
 
 
@@ -158,7 +174,7 @@ def check_dense_weight(value: float | None) -> float | None:
         or not isinstance(value, (int, float))
         or not 0.2 <= value <= 1  # False for NaN too
     ):
-        raise InvalidQueryError(f"dense_weight must be in [0.2, 1], got {value!r}")
+        raise InvalidQueryError(f"dense_weight must be in [0.2, 1], got {shown_value(value)}")
     return float(value)
 
 

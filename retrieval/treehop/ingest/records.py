@@ -2122,6 +2122,7 @@ def check_filter_fields(
     tags: Sequence[str | Sequence[str] | None] = (),
     shown: Iterable[ShownField] = (),
     stored: Iterable[str] = (),
+    hidden: Iterable[str] = (),
 ) -> None:
     """Raise :class:`~treehop.errors.InvalidFilterError` for a field no stored node has, and
     for a tag filter (each of ``tags``: a ``tags`` / ``tags_all`` value) naming a label no
@@ -2134,6 +2135,9 @@ def check_filter_fields(
     ``stored``: provenance names that are stored metadata for this caller (a vector store's
     ``tags``, kept as added): a filter on one that no node has is a missing field, not
     provenance ("cannot filter on ['tags']: provenance ..., filter on ... tags instead").
+    ``hidden``: stored keys the caller's framework writes for itself (LlamaIndex's
+    ``_node_content``, ``_node_type``, ``doc_id``, ``document_id``), left out of the list of
+    stored fields the message offers, as treehop's own are (:data:`HIDDEN_FIELDS`).
     """
     from ..errors import InvalidFilterError
     from ..models import PROVENANCE_KEYS
@@ -2157,7 +2161,7 @@ def check_filter_fields(
             f"cannot filter on {computed}: provenance is computed for each result, not stored "
             "metadata (filter on stored fields, tags or target_uri instead)"
         )
-    known = sorted(stored_fields(client) - HIDDEN_FIELDS)
+    known = sorted(stored_fields(client) - HIDDEN_FIELDS - set(hidden))
     # (each name at most 100 characters, at most 30 / 10 of them: a filter on a field of a
     # million characters made a message of a million)
     listed = ", ".join(f"{k:.100}" for k in known[:30]) + (" ..." if len(known) > 30 else "")

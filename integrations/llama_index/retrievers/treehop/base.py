@@ -44,7 +44,13 @@ from treehop.stage_events import (
     TagHopStage,
     stage_events,
 )
-from treehop.validation import MAX_LIMIT, check_dense_weight, check_limit, check_threshold
+from treehop.validation import (
+    MAX_LIMIT,
+    check_dense_weight,
+    check_limit,
+    check_threshold,
+    shown_value,
+)
 
 from .adapters import LlamaIndexLLM, as_treehop_embedder
 from .events import (
@@ -150,6 +156,17 @@ _FROM_DEFAULTS_ONLY = {
 }
 """Where the model keywords of :meth:`TreehopRetriever.from_defaults` go when a client is
 given (``TreehopRetriever(client, llm=MockLLM())`` named only what the retriever takes)."""
+_ELSEWHERE = {
+    **_FROM_DEFAULTS_ONLY,
+    **dict.fromkeys(
+        ("node_ids", "doc_ids"),
+        "this retriever searches the tree and takes no ids: narrow it with filters= or "
+        "target_uri=, or query a TreehopVectorStore through LlamaIndex's own "
+        "VectorIndexRetriever(index, node_ids=[...], doc_ids=[...])",
+    ),
+}
+"""Where a keyword :class:`TreehopRetriever` does not take goes instead (``node_ids`` is a
+``VectorIndexRetriever`` keyword; helper leftovers63b)."""
 
 
 class TreehopRetriever(BaseRetriever):
@@ -232,7 +249,7 @@ class TreehopRetriever(BaseRetriever):
                 unknown,
                 _TAKES,
                 synonyms=_SYNONYMS,
-                elsewhere=_FROM_DEFAULTS_ONLY,
+                elsewhere=_ELSEWHERE,
             )
         self._client = kit.check_retriever_client(client)
         self._source: KnowledgeSource | None = None
@@ -376,7 +393,8 @@ class TreehopRetriever(BaseRetriever):
             check_limit(value, "similarity_top_k")  # raises: not an integer
         if value < 0:
             raise InvalidQueryError(
-                f"similarity_top_k must be 0 (no limit) or a positive integer, got {value}"
+                "similarity_top_k must be 0 (no limit) or a positive integer, "
+                f"got {shown_value(value)}"
             )
         self._top_k_setting = value
 

@@ -28,9 +28,12 @@ from llama_index.core.memory.memory import BaseMemoryBlock
 from pydantic import ConfigDict, Field, PrivateAttr
 
 from treehop import AsyncTreehop, Treehop
+from treehop import integration_kit as kit
+from treehop.context_assembly import TIERS, check_budget
 from treehop.errors import InvalidQueryError, NotFoundError
 from treehop.integration_kit import memory_query, memory_turns
 from treehop.memory import check_id
+from treehop.validation import check_limit
 
 _SAFE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}\Z")
 _ROLES = {
@@ -87,6 +90,17 @@ class TreehopMemoryBlock(BaseMemoryBlock[str]):
     _client: AsyncTreehop = PrivateAttr()
 
     def __init__(self, client: Treehop | AsyncTreehop, **data: Any) -> None:
+        # pydantic's default ``extra="ignore"`` dropped a keyword it did not know
+        # (``TreehopMemoryBlock(client, top_k=3)`` retrieved 10, in silence), and its lax
+        # mode read ``k=True`` / ``3.0`` / ``"3"`` as 1 / 3 / 3 (helper leftovers63b): both
+        # refused as the kit's other components refuse them.
+        unknown = [name for name in data if name not in type(self).model_fields]
+        if unknown:
+            raise kit.unknown_arguments("TreehopMemoryBlock", unknown, _TAKES, synonyms=_SYNONYMS)
+        if "k" in data:
+            check_limit(data["k"], "k")
+        if "max_tokens" in data:
+            check_budget(data["max_tokens"], None, TIERS)
         super().__init__(**data)
         if not isinstance(client, (Treehop, AsyncTreehop)):
             raise InvalidQueryError("client must be a treehop.Treehop or treehop.AsyncTreehop")
@@ -134,6 +148,19 @@ class TreehopMemoryBlock(BaseMemoryBlock[str]):
         await self._client.add_messages(
             turns, conversation_id=self.conversation_id, session_id=_session(session)
         )
+
+
+_TAKES = tuple(TreehopMemoryBlock.model_fields)
+"""The keywords :class:`TreehopMemoryBlock` takes beside ``client`` (named in its error)."""
+_SYNONYMS = {
+    "top_k": "k",
+    "similarity_top_k": "k",
+    "limit": "k",
+    "token_limit": "max_tokens",
+    "max_token_limit": "max_tokens",
+}
+"""Other components' names for the block's ``k`` and ``max_tokens`` (LlamaIndex's
+retrievers' ``similarity_top_k``, its memory's ``token_limit``)."""
 
 
 __all__ = ["TreehopMemoryBlock"]

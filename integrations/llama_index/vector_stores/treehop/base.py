@@ -50,7 +50,7 @@ from pydantic import PrivateAttr, ValidationError
 
 from llama_index.retrievers.treehop.adapters import TreehopEmbedding, as_treehop_embedder
 from llama_index.retrievers.treehop.filters import TAGS_KEY, to_treehop_filters
-from llama_index.retrievers.treehop.nodes import PROVENANCE
+from llama_index.retrievers.treehop.nodes import NODE_STORAGE_KEYS, PROVENANCE
 from treehop import MatchedContext, Treehop
 from treehop import integration_kit as kit
 from treehop import uri as urimod
@@ -59,6 +59,7 @@ from treehop.errors import (
     EmbeddingError,
     InvalidFilterError,
     InvalidQueryError,
+    UnknownArgumentError,
     UnsupportedUseError,
 )
 from treehop.ingest import records
@@ -66,7 +67,7 @@ from treehop.ingest.records import ID_KEY, INTERNAL_KEYS, Passage, PassageStore
 from treehop.integration_kit import TreehopClient, reject_extra
 from treehop.models import Node
 from treehop.search_options import SearchKwargs
-from treehop.validation import MAX_LIMIT, check_strings
+from treehop.validation import MAX_LIMIT, check_strings, shown_value
 
 T = TypeVar("T")
 DEFAULT_BASE_URI = "viking://resources"
@@ -81,6 +82,16 @@ _EMBEDDING = kit.EmbeddingSlot(as_treehop_embedder, "embed_model", "embed_model"
 
 _PER_QUERY = ("target_uri", "include_directories", "dense_weight", "score_threshold")
 """The treehop options a query's ``vector_store_kwargs`` may set (see ``aquery``)."""
+
+_QUERY_FIELDS = frozenset(f.name for f in dataclasses.fields(VectorStoreQuery)) - {"mmr_threshold"}
+"""``VectorStoreQuery``'s fields, given as a query's keyword (``vector_store_kwargs={"node_ids":
+[...]}``): "unknown argument(s) ['node_ids']" named no way to give them (helper leftovers63b).
+``mmr_threshold`` is both, as in LlamaIndex's own stores."""
+
+_UNREAD_FIELDS = ("sparse_top_k", "hybrid_top_k")
+"""``VectorStoreQuery`` fields of stores whose hybrid search fuses a dense and a sparse result
+list (Qdrant, Weaviate): treehop's hybrid search is one fused search, so a value given was
+ignored in silence (``hybrid_top_k=5`` answered ``similarity_top_k``'s 2)."""
 
 _PER_QUERY_SAID = (
     "a query's argument, given per query: index.as_retriever(similarity_top_k=5, "
@@ -234,6 +245,12 @@ class TreehopVectorStore(kit.IndexedStore, BasePydanticVectorStore):
     def _passage(self, node: BaseNode) -> Passage:
         if not isinstance(node, BaseNode):
             raise InvalidQueryError(f"expected llama_index nodes, got {type(node).__name__}")
+        own = kit.without_result_keys(node.metadata, PROVENANCE)
+        if own is not node.metadata:
+            # A treehop retriever's node (results copied into a store): its scores and
+            # place in the other search are not stored as the copy's metadata.
+            node = node.model_copy()
+            node.metadata = dict(own)
         raw = node.get_content(metadata_mode=MetadataMode.NONE)
         page = kit.page_text(raw, node.metadata)
         if page != raw and page.strip() and isinstance(node, TextNode):
@@ -373,7 +390,9 @@ class TreehopVectorStore(kit.IndexedStore, BasePydanticVectorStore):
                 "get_nodes / delete_nodes; filter on stored metadata there"
             )
         if args.filter is not None:
-            records.check_filter_fields(self.aclient, args.filter, PROVENANCE, stored=(TAGS_KEY,))
+            records.check_filter_fields(
+                self.aclient, args.filter, PROVENANCE, stored=(TAGS_KEY,), hidden=NODE_STORAGE_KEYS
+            )
         return args.filter
 
     # ------------------------------------------------------------------ delete
@@ -438,7 +457,9 @@ class TreehopVectorStore(kit.IndexedStore, BasePydanticVectorStore):
         if query.node_ids:
             conds.append({"op": "must", "field": ID_KEY, "conds": list(query.node_ids)})
         if args.filter is not None:
-            records.check_filter_fields(self.aclient, args.filter, PROVENANCE, stored=(TAGS_KEY,))
+            records.check_filter_fields(
+                self.aclient, args.filter, PROVENANCE, stored=(TAGS_KEY,), hidden=NODE_STORAGE_KEYS
+            )
         base_type = urimod.context_type_of(self._passages.base)
         if args.context_types is not None and base_type not in args.context_types:
             return None
@@ -490,6 +511,19 @@ class TreehopVectorStore(kit.IndexedStore, BasePydanticVectorStore):
         if mmr_threshold is None and isinstance(query, VectorStoreQuery):
             mmr_threshold = query.mmr_threshold
         per_query = {k: kwargs.pop(k) for k in _PER_QUERY if k in kwargs}
+        fields = sorted((k for k in kwargs if k in _QUERY_FIELDS), key=str)
+        if fields:
+            name = fields[0]
+            how = {
+                "node_ids": "; through a retriever, LlamaIndex's VectorIndexRetriever(index, "
+                "node_ids=[...]) (index.as_retriever(node_ids=...) is LlamaIndex's own "
+                "'multiple values' TypeError: it passes the index's node ids itself)",
+                "doc_ids": "; through a retriever, index.as_retriever(doc_ids=[...])",
+            }.get(name, "")
+            raise UnknownArgumentError(
+                f"query: unknown argument {name!r}: a VectorStoreQuery field, not a keyword "
+                f"(nor a vector_store_kwargs key): VectorStoreQuery({name}=...){how}"
+            )
         reject_extra(kwargs, "query")
         mode = _check_query(query)
         if mode is not query.mode:  # a plain string naming a mode: the caller's query untouched
@@ -559,7 +593,7 @@ def _positive(value: object, name: str, integer: bool) -> float:
         or not _finite_float(value)
     ):
         what = "integer" if integer else "finite number"
-        raise InvalidQueryError(f"{name} must be a positive {what}, got {value!r}")
+        raise InvalidQueryError(f"{name} must be a positive {what}, got {shown_value(value)}")
     return float(value)
 
 
@@ -573,7 +607,9 @@ def _mmr_fetch(k: int, factor: object, prefetch_k: object, threshold: object) ->
         or not isinstance(threshold, int | float)
         or not 0.0 <= threshold <= 1.0
     ):
-        raise InvalidQueryError(f"mmr_threshold must be a number in [0, 1], got {threshold!r}")
+        raise InvalidQueryError(
+            f"mmr_threshold must be a number in [0, 1], got {shown_value(threshold)}"
+        )
     if prefetch_k is not None:
         fetch = int(_positive(prefetch_k, "mmr_prefetch_k", True))
     else:
@@ -605,6 +641,13 @@ def _check_query(query: object) -> VectorStoreQueryMode:
         ids = getattr(query, name)
         if ids is not None:
             check_strings(ids, name)
+    for name in _UNREAD_FIELDS:
+        if getattr(query, name) is not None:
+            raise InvalidQueryError(
+                f"{name} is not supported by TreehopVectorStore: its hybrid search is one "
+                "fused search, whose size similarity_top_k sets "
+                "(index.as_retriever(similarity_top_k=..., vector_store_query_mode='hybrid'))"
+            )
     alpha = query.alpha
     if alpha is not None and (isinstance(alpha, bool) or not isinstance(alpha, int | float)):
         raise InvalidQueryError(f"alpha must be a number, got {type(alpha).__name__}")
@@ -612,7 +655,7 @@ def _check_query(query: object) -> VectorStoreQueryMode:
     # 400-digit integer overflowed float())
     if alpha is not None and not (_finite_float(alpha) and 0.0 <= float(alpha) <= 1.0):
         raise InvalidQueryError(
-            f"alpha must be a finite number between 0 and 1, got {alpha!r:.100}"
+            f"alpha must be a finite number between 0 and 1, got {shown_value(alpha)}"
         )
     mode = query.mode
     if isinstance(mode, str) and not isinstance(mode, VectorStoreQueryMode):
