@@ -108,7 +108,10 @@ def _records(documents: Sequence[Document]) -> list[IngestRecord]:
         text = kit.page_text(doc.page_content, doc.metadata)
         if not text.strip():
             raise IngestError(f"document {i}: its HTML page has no text outside navigation")
-        out.append(IngestRecord(text, doc.metadata, str(doc.id) if doc.id else None))
+        # (a treehop retriever's Document: placed by its uri / chunk_index and tagged by its
+        # tags, its scores and search path not stored; kit.without_result_keys)
+        meta = kit.without_result_keys(doc.metadata, keep=kit.PLACEMENT_KEYS)
+        out.append(IngestRecord(text, meta, str(doc.id) if doc.id else None))
     return out
 
 

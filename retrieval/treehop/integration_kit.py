@@ -780,8 +780,13 @@ RESULT_KEYS = frozenset(PROVENANCE_KEYS)
 """The keys every treehop retriever result carries (:meth:`MatchedContext.provenance`)."""
 
 
+PLACEMENT_KEYS = ("uri", "chunk_index", "tags")
+"""The result keys a copy into a client (``add_documents(other, retriever.invoke(q))``) is
+placed and tagged by: kept there by :func:`without_result_keys` (``keep=``)."""
+
+
 def without_result_keys(
-    metadata: Mapping[str, Any], extra: Iterable[str] = ()
+    metadata: Mapping[str, Any], extra: Iterable[str] = (), keep: Iterable[str] = ()
 ) -> Mapping[str, Any]:
     """``metadata`` without treehop's result keys when it is a treehop retriever's result's
     (it holds every key of :data:`RESULT_KEYS`; ``extra``: an integration's own result keys,
@@ -794,10 +799,11 @@ def without_result_keys(
     true of it. Every one of them describes the hit, not the document: a result already
     shows them over any stored key of the same name, so nothing the document itself stored
     under these names reached the result to be lost here. Metadata without all of them (a
-    document's own ``score`` or ``uri``) is kept as given."""
+    document's own ``score`` or ``uri``) is kept as given. ``keep``: result keys the caller
+    reads (:data:`PLACEMENT_KEYS`: where a copy into a client goes, its tags)."""
     if not isinstance(metadata, Mapping) or not metadata.keys() >= RESULT_KEYS:
         return metadata
-    drop = RESULT_KEYS | set(extra)
+    drop = (RESULT_KEYS | set(extra)) - set(keep)
     return {k: v for k, v in metadata.items() if k not in drop}
 
 

@@ -305,3 +305,19 @@ def test_a_huge_retriever_option_gets_a_short_error_or_everything(
         assert len(str(e)) < 300
     else:  # (similarity_top_k above 1,000 over 12 nodes: every node, as documented)
         assert option == "similarity_top_k" and len(hits) == len(_NODES)
+
+
+def test_a_node_copy_into_a_client_is_placed_by_its_uri_without_its_scores(
+    store: TreehopVectorStore,
+) -> None:
+    from llama_index.retrievers.treehop import add_documents
+    from treehop.ingest.records import stored_fields
+
+    hits = TreehopRetriever(store.client, similarity_top_k=2).retrieve("keys helm")
+    with Treehop(embedder=BagOfWordsEmbedder(), tagger=None) as other:
+        uris = add_documents(other, [h.node for h in hits])
+        assert uris == [h.node.metadata["uri"] for h in hits]  # (placed where they were)
+        # Before: score, vector_score, retrieval_score, found_by, ... stored on the copies.
+        fields = stored_fields(other)
+        assert "topic" in fields
+        assert not fields & {"score", "vector_score", "retrieval_score", "found_by", "level"}

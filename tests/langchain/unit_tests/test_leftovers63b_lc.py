@@ -16,6 +16,8 @@ import math
 from collections.abc import Iterator
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from langchain_core.documents import Document
 from pydantic import ValidationError
 
@@ -203,3 +205,60 @@ def test_a_huge_retriever_option_gets_a_short_error(client: Treehop, field: str)
         TreehopRetriever(client=client, **{field: 10**5000}).invoke("keys")
     except (InvalidQueryError, ValidationError) as e:
         assert len(str(e)) < 600
+
+
+_ANY_NUMBER_OR_TEXT = st.one_of(
+    st.booleans(),
+    st.integers(min_value=-(10**6000), max_value=10**6000),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.text(max_size=3000),
+    st.none(),
+)
+
+
+@given(_ANY_NUMBER_OR_TEXT)
+@settings(max_examples=300, deadline=None)
+def test_the_relevance_threshold_check_takes_exactly_the_numbers_in_0_1(value: object) -> None:
+    from langchain_treehop.vectorstores import _relevance_threshold
+
+    ok = value is None or (
+        isinstance(value, int | float) and not isinstance(value, bool) and 0 <= value <= 1
+    )
+    try:
+        _relevance_threshold(value)
+    except InvalidQueryError as e:
+        assert not ok and len(str(e)) < 250
+    else:
+        assert ok
+
+
+@given(_ANY_NUMBER_OR_TEXT)
+@settings(max_examples=300, deadline=None)
+def test_core_numeric_checks_answer_any_value_with_a_short_typed_error(value: object) -> None:
+    from treehop.validation import check_dense_weight, check_limit, check_threshold, shown_value
+
+    for check in (
+        lambda: check_limit(value, "k"),
+        lambda: check_threshold(value),
+        lambda: check_dense_weight(value),
+    ):
+        try:
+            check()
+        except InvalidQueryError as e:
+            assert len(str(e)) < 250
+    assert len(shown_value(value)) <= 100
+
+
+def test_a_copy_into_a_client_is_placed_by_its_uri_without_its_scores(
+    store: TreehopVectorStore,
+) -> None:
+    from langchain_treehop import add_documents
+    from treehop.ingest.records import stored_fields
+
+    docs = TreehopRetriever(client=store.client, k=2).invoke("keys tokens")
+    with Treehop(embedder=BagOfWordsEmbedder(), tagger=None) as other:
+        uris = add_documents(other, docs)
+        assert uris == [d.metadata["uri"] for d in docs]  # (placed where they were)
+        # Before: score, vector_score, found_by, level, ... stored on the copies.
+        fields = stored_fields(other)
+        assert "n" in fields and not fields & {"score", "vector_score", "found_by", "level"}

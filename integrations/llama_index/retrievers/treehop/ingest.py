@@ -26,7 +26,7 @@ from treehop import integration_kit as kit
 from treehop.ingest.records import IngestRecord, PlacementKwargs
 from treehop.integration_kit import TreehopClient
 
-from .nodes import EXCLUDED_EMBED_STORE, EXCLUDED_LLM_STORE, REF_DOC_ID_KEY
+from .nodes import EXCLUDED_EMBED_STORE, EXCLUDED_LLM_STORE, PROVENANCE, REF_DOC_ID_KEY
 
 
 def _records(documents: Sequence[BaseNode]) -> list[IngestRecord]:
@@ -40,7 +40,10 @@ def _records(documents: Sequence[BaseNode]) -> list[IngestRecord]:
     # BaseNode is abstract; the check is an isinstance one, which is what is wanted.
     kinds = kit.documents_of(documents, BaseNode, "llama_index Document or node")  # type: ignore[type-abstract]
     for doc in kinds:
-        meta = {**doc.metadata, REF_DOC_ID_KEY: doc.ref_doc_id or doc.node_id}
+        # (a treehop retriever's node: placed by its uri / chunk_index and tagged by its tags,
+        # its scores and search path not stored; kit.without_result_keys)
+        own = kit.without_result_keys(doc.metadata, PROVENANCE, keep=kit.PLACEMENT_KEYS)
+        meta = {**own, REF_DOC_ID_KEY: doc.ref_doc_id or doc.node_id}
         # The reader's exclusions (SimpleDirectoryReader: file_size, creation_date, ...) are
         # kept, so retrieved nodes hide the same keys from the LLM and embedder.
         if doc.excluded_llm_metadata_keys:
