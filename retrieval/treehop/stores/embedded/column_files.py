@@ -357,7 +357,7 @@ def _read_column(f: str, dtype: Any, count: int) -> npt.NDArray[Any]:
     """The first ``count`` items of file ``f`` read into a new (writable) array; a file
     that ends before them is an :class:`IndexCorruptError`."""
     out = np.empty(count, dtype)
-    buf = memoryview(out.view(np.uint8))
+    buf = out.view(np.uint8).data
     fd = os.open(f, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
     try:
         got = 0
