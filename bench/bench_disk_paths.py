@@ -3,7 +3,7 @@ hold, reading a tree's files below its top, a directory ingest, a store's open a
 (helper perf61).
 
     OPENBLAS_NUM_THREADS=1 python bench/bench_disk_paths.py OLD_CHECKOUT NEW_CHECKOUT \\
-        [--rounds 8] [--files 2000] [--kinds holds,walk,ingest,find]
+        [--rounds 8] [--files 2000] [--kinds holds,walk,ingest,find] [--base DIR]
 
 One worker process per checkout (its own ``retrieval/``, run from its root; the tests'
 bag-of-words embedder from this checkout's ``tests/``), asked in turn, the order flipping
@@ -353,9 +353,12 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=8)
     ap.add_argument("--files", type=int, default=2000)
     ap.add_argument("--kinds", default="holds,walk,ingest,find")
+    ap.add_argument(
+        "--base", default=None, help="folder of the tree and index (default: in the temp dir)"
+    )
     a = ap.parse_args()
     kinds = a.kinds.split(",")
-    base = Path(tempfile.gettempdir()) / f"perf61_paths_{a.files}"
+    base = Path(a.base or Path(tempfile.gettempdir()) / f"perf61_paths_{a.files}")
     tree = base / "tree"
     make_tree(tree, a.files)
     index = base / "idx"
