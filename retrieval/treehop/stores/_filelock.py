@@ -92,7 +92,7 @@ class WriterLock:
         self,
         path: Path,
         make_folder: Callable[[], object] | None = None,
-        anchor: Path | IndexFolder | None = None,
+        anchor: Path | None = None,
     ) -> None:
         self.path = path
         self._fd: int | None = None
@@ -102,9 +102,6 @@ class WriterLock:
         ``mkdir`` before every open (helper perf61: 14 us of a 48 us write-lock hold)."""
         self._anchor = anchor if sys.platform != "win32" else None
         self._anchor_fd: int | None = None
-        self._anchor_kept = False
-        """Whether ``_anchor_fd`` is the :class:`IndexFolder`'s kept descriptor (unlocked,
-        not closed, at :meth:`release`)."""
 
     def _took(self, fd: int) -> None:
         self._fd = fd
@@ -123,8 +120,6 @@ class WriterLock:
         afd = self._anchor_fd
         if afd is None:
             return None
-        if self._anchor_kept and isinstance(self._anchor, IndexFolder):
-            return self._anchor.identity  # (``fstat`` of that descriptor when it was opened)
         try:
             st = os.fstat(afd)
         except OSError:
@@ -202,17 +197,6 @@ class WriterLock:
             return False
         if self._anchor is None:
             return True
-        if isinstance(self._anchor, IndexFolder):
-            try:
-                afd, kept = self._anchor.try_lock()
-            except BaseException:
-                _unlock(fd)
-                raise
-            if afd < 0:
-                _unlock(fd)
-                return False
-            self._anchor_fd, self._anchor_kept = afd, kept
-            return True
         try:
             afd = os.open(self._anchor, _ANCHOR_FLAGS)
         except OSError as exc:
@@ -276,144 +260,17 @@ class WriterLock:
         with _held_files_guard:
             _held_files.discard(self)
         afd, self._anchor_fd = self._anchor_fd, None
-        kept, self._anchor_kept = self._anchor_kept, False
         try:
             if afd is not None:
-                if kept and isinstance(self._anchor, IndexFolder):
-                    self._anchor.unlock(afd)
-                else:
-                    try:
-                        _unlock(afd)
-                    finally:
-                        os.close(afd)
+                try:
+                    _unlock(afd)
+                finally:
+                    os.close(afd)
         finally:
             try:
                 _unlock(fd)
             finally:
                 os.close(fd)
-
-
-class IndexFolder:
-    """An index folder to ``flock`` (a :class:`WriterLock`'s ``anchor``), its descriptor
-    kept open between holds by the one store object that made it.
-
-    Why (helper perf63): the anchor was opened and closed by every write-lock hold (2.7 us
-    of ~40). Kept, it is checked instead: once locked, the path must still name the folder
-    the descriptor was opened on (one ``stat``, 1.9 us), else it is let go and the folder
-    now at the path is opened and locked, as each hold did before. That check comes after
-    the lock, so a hold never ends up on a folder the path stopped naming before it locked
-    (each hold's open by path could: a swap between its ``open`` and its ``flock``).
-
-    Kept safe: one hold at a time uses the kept descriptor (another hold of the same store
-    object at that moment, through a second gate of the folder, opens its own, as before:
-    two holds on one open file would not exclude each other); a forked child never uses
-    the parent's (a ``flock`` shared with the parent would not exclude it): it closes its
-    copy (:func:`_forget_locks_in_forked_child`); :meth:`close` (the store's ``close``)
-    closes it, and a store dropped unclosed closes it with this object."""
-
-    def __init__(self, path: Path | str) -> None:
-        self.path = os.fspath(path)
-        self._fd: int | None = None
-        self.identity: tuple[int, int] | None = None
-        """``(st_dev, st_ino)`` of the folder the kept descriptor is open on."""
-        self._pid = 0
-        self._use = threading.Lock()
-        """Held while a hold has the kept descriptor locked (see the class)."""
-        self._closing = False
-        with _held_files_guard:
-            _kept_folders.add(self)
-
-    def try_lock(self) -> tuple[int, bool]:
-        """``flock`` the folder at :attr:`path` without waiting: ``(descriptor, kept)``, the
-        descriptor ``-1`` where another open file holds the lock (nothing held then); give
-        the descriptor back to :meth:`unlock` when it is kept, else unlock and close it."""
-        if not self._use.acquire(blocking=False):
-            return _lock_opened(self.path, _open_anchor(self.path)), False
-        try:
-            afd = self._lock_kept()
-        except BaseException:
-            self._use.release()
-            raise
-        if afd < 0:
-            self._use.release()
-        return afd, afd >= 0
-
-    def _lock_kept(self) -> int:
-        fd = self._fd
-        if fd is not None and self._pid != os.getpid():
-            fd = self._fd = None  # (a forked child's copy: see the class)
-        if fd is not None:
-            if not _try_lock(fd):
-                return -1
-            try:
-                st = os.stat(self.path)
-                now: tuple[int, int] | None = (st.st_dev, st.st_ino)
-            except OSError:
-                now = None
-            if now == self.identity:
-                return fd
-            # (the path names another folder now, or none: this one is let go)
-            self._fd = None
-            try:
-                _unlock(fd)
-            finally:
-                os.close(fd)
-        fd = _open_anchor(self.path)
-        try:
-            st = os.fstat(fd)
-        except OSError as exc:
-            os.close(fd)
-            raise StoreError(
-                f"cannot open the index folder {self.path} to lock it: {exc.strerror or exc}"
-            ) from exc
-        self._fd, self.identity, self._pid = fd, (st.st_dev, st.st_ino), os.getpid()
-        return fd if _try_lock(fd) else -1
-
-    def unlock(self, fd: int) -> None:
-        """Give back the kept descriptor :meth:`try_lock` locked (closed if :meth:`close`
-        was asked meanwhile)."""
-        try:
-            _unlock(fd)
-        finally:
-            if self._closing:
-                self._let_go()
-            self._use.release()
-
-    def close(self) -> None:
-        """Close the kept descriptor (now, or when the hold using it ends)."""
-        if self._use.acquire(blocking=False):
-            try:
-                self._let_go()
-            finally:
-                self._use.release()
-        else:
-            self._closing = True
-
-    def _let_go(self) -> None:
-        fd, self._fd, self._closing = self._fd, None, False
-        if fd is not None and self._pid == os.getpid():
-            os.close(fd)
-
-    def __del__(self) -> None:
-        with contextlib.suppress(Exception):
-            self._let_go()
-
-
-def _open_anchor(path: str) -> int:
-    try:
-        return os.open(path, _ANCHOR_FLAGS)
-    except OSError as exc:
-        raise StoreError(
-            f"cannot open the index folder {path} to lock it: {exc.strerror or exc}"
-        ) from exc
-
-
-def _lock_opened(path: str, fd: int) -> int:
-    """``fd`` (just opened) ``flock``-ed, or closed and ``-1``."""
-    if _try_lock(fd):
-        return fd
-    os.close(fd)
-    return -1
 
 
 def _linked(path: Path, what: str) -> StoreError:
@@ -440,9 +297,6 @@ def _parts(path: Path) -> tuple[str, str]:
 
 _held_files: weakref.WeakSet[WriterLock] = weakref.WeakSet()
 """The :class:`WriterLock` objects this process holds (what a forked child must let go)."""
-_kept_folders: weakref.WeakSet[IndexFolder] = weakref.WeakSet()
-"""The :class:`IndexFolder` objects of this process (their kept descriptors: what a forked
-child closes)."""
 _held_files_guard = threading.Lock()
 
 
@@ -1064,19 +918,11 @@ def _forget_locks_in_forked_child() -> None:
     for lock in list(_held_files):
         fd, lock._fd = lock._fd, None
         afd, lock._anchor_fd = lock._anchor_fd, None
-        if lock._anchor_kept:  # (an IndexFolder's descriptor: closed once, below)
-            afd, lock._anchor_kept = None, False
         for one in (fd, afd):
             if one is not None:
                 with contextlib.suppress(OSError):
                     os.close(one)
     _held_files.clear()
-    for folder in list(_kept_folders):
-        fd, folder._fd, folder._closing = folder._fd, None, False
-        folder._use = threading.Lock()  # (a hold of a parent's thread may have it)
-        if fd is not None:
-            with contextlib.suppress(OSError):
-                os.close(fd)
     _held_files_guard = threading.Lock()
     _gates.clear()
     _gates_by_store.clear()

@@ -14,7 +14,7 @@ from ...errors import IndexCorruptError
 from ...lexical import LexicalIndex
 from ...models import Node
 from .._ann import AnnIndex, WarmOrphans
-from .._filelock import IndexFolder, WriterLock
+from .._filelock import WriterLock
 from ..base import RecoveryRecord, StoreCapabilities
 from .layout import F32, IntArray
 from .snapshot import _Snap
@@ -44,7 +44,6 @@ class _StoreAttributes:
     _flock: WriterLock | None
     _folder_id: tuple[int, int] | None
     _writes_made: WriterLock | None
-    _index_folder: IndexFolder | None
     _use_lexical: bool
     _lex: LexicalIndex | None
     _lex_dir: Path | None

@@ -31,7 +31,7 @@ from ...lexical import LexicalIndex
 from ...models import Node
 from .. import _ann
 from .._ann import AnnIndex, WarmOrphans
-from .._filelock import IndexFolder, WriterLock, another_write_holds, lock_timeout_of
+from .._filelock import WriterLock, another_write_holds, lock_timeout_of
 from .._state_blobs import check_state_key
 from ..base import (
     HitArrays,
@@ -164,9 +164,6 @@ class EmbeddedStore(_SearchPaths, _Writes, _AnnWorker, _LexicalSync, _Generation
         self._writes_made: WriterLock | None = None
         """The last :meth:`writes_lock` made (held while a client's write runs): the folder
         its anchor holds is the one that write began on."""
-        self._index_folder: IndexFolder | None = None
-        """The index folder :meth:`writes_lock` anchors to, its descriptor kept between
-        holds (made at the first; closed by :meth:`close`)."""
         self._use_lexical = lexical
         self._lex: LexicalIndex | None = LexicalIndex() if lexical else None
         self._lex_dir: Path | None = None
@@ -783,7 +780,7 @@ class EmbeddedStore(_SearchPaths, _Writes, _AnnWorker, _LexicalSync, _Generation
         bucket = int.from_bytes(digest[:8], "big") % self.KEY_LOCK_BUCKETS
         return self._lock_file(f"key-{bucket:x}")
 
-    def _lock_file(self, name: str, anchor: IndexFolder | None = None) -> WriterLock:
+    def _lock_file(self, name: str, anchor: Path | None = None) -> WriterLock:
         """A lock on ``locks/<name>``. The folder is made when the lock's open finds it
         missing (deleted between writes: made again), not before every open (a ``mkdir``
         that fails with ``EEXIST``: 14 us of a 48 us write-lock hold; helper perf61)."""
@@ -820,12 +817,8 @@ class EmbeddedStore(_SearchPaths, _Writes, _AnnWorker, _LexicalSync, _Generation
         wait for a whole ingest."""
         if self.path is None:
             return None
-        # (the index folder locked too: see WriterLock's ``anchor``; its descriptor kept
-        # between holds, see IndexFolder)
-        folder = self._index_folder
-        if folder is None:
-            folder = self._index_folder = IndexFolder(self.path)
-        lock = self._writes_made = self._lock_file("writes", anchor=folder)
+        # (the index folder locked too: see WriterLock's ``anchor``)
+        lock = self._writes_made = self._lock_file("writes", anchor=self.path)
         return lock
 
     def named_lock(self, name: str) -> WriterLock | None:
@@ -902,12 +895,8 @@ class EmbeddedStore(_SearchPaths, _Writes, _AnnWorker, _LexicalSync, _Generation
                 self.save()
                 self._release_files()
             finally:
-                try:
-                    if self._flock is not None:
-                        self._flock.release()
-                finally:
-                    if self._index_folder is not None:
-                        self._index_folder.close()
+                if self._flock is not None:
+                    self._flock.release()
 
     def _stop_background(self) -> None:
         """Stop every thread this store started and wait for them: the graph's worker and
