@@ -3,7 +3,7 @@ hold, reading a tree's files below its top, a directory ingest, a store's open a
 (helper perf61).
 
     OPENBLAS_NUM_THREADS=1 python bench/bench_disk_paths.py OLD_CHECKOUT NEW_CHECKOUT \\
-        [--rounds 8] [--files 2000] [--kinds holds,walk,ingest,find]
+        [--rounds 8] [--files 2000] [--kinds holds,walk,ingest,find] [--base DIR]
 
 One worker process per checkout (its own ``retrieval/``, run from its root; the tests'
 bag-of-words embedder from this checkout's ``tests/``), asked in turn, the order flipping
@@ -21,7 +21,14 @@ hash of what the call returned, which must be equal in both trees. Kinds:
 - ``find``: open a new client on an index on disk holding that tree (about 2,200 nodes),
   ``find`` of one question (limit 10) and ``read`` of each result's text, ms; and how many
   files the store opened below a folder through ``loaders`` (none: the store keeps node
-  texts in its own column files, so the descriptor walk is not on this path).
+  texts in its own column files, so the descriptor walk is not on this path);
+- ``write1`` (helper perf63): ``add_resource`` of one small text on a client kept open on an
+  index on disk of a few documents (each call its own ``target_uri``: the index grows by one
+  document a call), ms per write, :data:`WRITES` writes a call;
+- ``smallfind`` (helper perf63): ``find`` (limit 5) on a client kept open on an index on
+  disk of 12 small documents, ms per find, :data:`SMALL_FINDS` finds a call;
+- ``findmany`` (helper perf63): ``find_many`` of :data:`MANY` questions (limit 10) on a
+  client kept open on the 2,200-node index, ms a call.
 
 Why CPU and pairs: wall time on the shared 2-core machine moves 2x between runs.
 
@@ -52,6 +59,10 @@ import ab_workers as abw
 
 HERE = Path(__file__).resolve().parent
 HOLDS = 2000
+WRITES = 10
+SMALL_FINDS = 40
+QUESTIONS = [f"pressure of pump {j % 7} on day {j % 29}, valve {j % 13}" for j in range(0, 400, 17)]
+MANY = len(QUESTIONS)
 
 
 def make_tree(root: Path, files: int) -> None:
@@ -83,6 +94,71 @@ class Worker:
         self.tree, self.index, self.tmp = tree, index, tmp
         self.loop = asyncio.new_event_loop()
         self.n = 0
+        self.kept: dict[str, Any] = {}
+
+    def _kept(self, name: str, path: Path, docs: int) -> Any:
+        """A client kept open on ``path`` (made with ``docs`` small documents if new)."""
+        c = self.kept.get(name)
+        if c is None:
+            from treehop import AsyncTreehop
+
+            c = self.kept[name] = AsyncTreehop(path, embedder=self.embedder())
+
+            async def fill() -> None:
+                for j in range(docs):
+                    await c.add_resource(
+                        f"# Pump {j}\n\nPump {j} runs at {j % 5} bar; valve {j % 3} was "
+                        f"checked on day {j}.\n\n## Service\n\nOperator {j % 4} serviced it.",
+                        target_uri=f"viking://resources/pumps/p{j}",
+                        is_text=True,
+                    )
+
+            if docs:
+                self.loop.run_until_complete(fill())
+        return c
+
+    def write1(self) -> str:
+        c = self._kept("write1", self.tmp / f"{os.getpid()}-write1", 3)
+
+        async def main() -> str:
+            got = []
+            for _ in range(WRITES):
+                self.n += 1
+                r = await c.add_resource(
+                    f"# Valve {self.n}\n\nValve {self.n % 9} of pump {self.n % 7} was "
+                    f"replaced on day {self.n % 29}.",
+                    target_uri=f"viking://resources/valves/v{self.n}",
+                    is_text=True,
+                )
+                got.append([r.files, r.chunks, r.embedded])
+            return _digest(got)
+
+        t0 = time.process_time()
+        out = self.loop.run_until_complete(main())
+        return f"{(time.process_time() - t0) / WRITES * 1e3:.4f}:{out}"
+
+    def smallfind(self) -> str:
+        c = self._kept("smallfind", self.tmp / f"{os.getpid()}-smallfind", 12)
+
+        async def main() -> str:
+            got = []
+            for j in range(SMALL_FINDS):
+                res = await c.find(f"valve {j % 3} of pump {j % 12} on day {j}", limit=5)
+                got.append([(m.uri, round(m.score, 6)) for m in res.resources])
+            return _digest(got)
+
+        t0 = time.process_time()
+        out = self.loop.run_until_complete(main())
+        return f"{(time.process_time() - t0) / SMALL_FINDS * 1e3:.4f}:{out}"
+
+    def findmany(self) -> str:
+        c = self._kept("findmany", self.index, 0)
+
+        async def main() -> str:
+            res = await c.find_many(QUESTIONS, limit=10)
+            return _digest([[(m.uri, round(m.score, 6)) for m in r.resources] for r in res])
+
+        return self.loop.run_until_complete(main())
 
     def run(self, kind: str) -> tuple[float, str]:
         t0 = time.process_time()
@@ -154,6 +230,9 @@ class Worker:
         finally:
             loaders._read_bytes = real  # type: ignore[assignment]
         return f"{out}:{opened[0]}"
+
+
+PER_CALL = ("write1", "smallfind")
 
 
 def worker(tree: str, index: str, tmp: str) -> None:
@@ -274,9 +353,12 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=8)
     ap.add_argument("--files", type=int, default=2000)
     ap.add_argument("--kinds", default="holds,walk,ingest,find")
+    ap.add_argument(
+        "--base", default=None, help="folder of the tree and index (default: in the temp dir)"
+    )
     a = ap.parse_args()
     kinds = a.kinds.split(",")
-    base = Path(tempfile.gettempdir()) / f"perf61_paths_{a.files}"
+    base = Path(a.base or Path(tempfile.gettempdir()) / f"perf61_paths_{a.files}")
     tree = base / "tree"
     make_tree(tree, a.files)
     index = base / "idx"
@@ -295,6 +377,9 @@ def main() -> None:
                     ms, out = abw.ask(procs[name], f"{n} {kind}")
                     got[name] = out
                     value = float(out) if kind == "holds" else float(ms)
+                    if kind in PER_CALL:  # (the worker's own per-call CPU, hash after ':')
+                        value = float(out.split(":")[0])
+                        out = got[name] = out.split(":")[1]
                     if r > 0:
                         t.setdefault((name, kind), []).append(value)
                 if kind != "holds":
@@ -305,7 +390,9 @@ def main() -> None:
         for kind in kinds:
             old, new = t[("old", kind)], t[("new", kind)]
             ratio = statistics.median(y / x for x, y in zip(old, new, strict=True))
-            unit = "us/hold" if kind == "holds" else "ms CPU"
+            unit = (
+                "us/hold" if kind == "holds" else "ms CPU" + (" each" if kind in PER_CALL else "")
+            )
             print(
                 f"{kind:7s} n={len(old):2d} p50 old {statistics.median(old):8.2f}  new "
                 f"{statistics.median(new):8.2f} {unit}  median per-pair new/old {ratio:.3f}",

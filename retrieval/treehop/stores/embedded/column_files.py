@@ -316,10 +316,17 @@ def _map_segments(
     data: Path, files: Mapping[str, Any], n: int, dim: int
 ) -> dict[str, npt.NDArray[Any]]:
     """Memory-map each append-only file of a generation up to its committed size, checking
-    that every file is there, long enough, and that the columns have one entry per row."""
+    that every file is there, long enough, and that the columns have one entry per row.
+
+    The fixed-width columns (:data:`_COLUMNS`) are read into arrays of their own rather than
+    mapped: the snapshot copied each out of its map at once (a write appends to them), so
+    the map was set up, faulted in page by page and torn down for a copy (helper perf63:
+    ~60 of the ~75 us each of the eight cost, 0.25 ms of a closed store's 0.41 ms reopen
+    at 2,200 nodes). The same committed bytes; what is verified is then the bytes used."""
     maps: dict[str, npt.NDArray[Any]] = {}
+    folder = os.fspath(data)
     for name in _APPEND_FILES:
-        f = data / f"{name}.bin"
+        f = os.path.join(folder, f"{name}.bin")
         size = int(files[name]["size"])
         try:
             st = os.stat(f)
@@ -329,7 +336,12 @@ def _map_segments(
             raise IndexCorruptError(f"{f}: missing or shorter than committed")
         dtype = np.float32 if name == "vectors" else _COLUMNS.get(name, np.uint8)
         count = size // np.dtype(dtype).itemsize
-        maps[name] = _mapped(f, dtype, count) if count else np.zeros(0, dtype)
+        if not count:
+            maps[name] = np.zeros(0, dtype)
+        elif name in _COLUMNS and _READV:
+            maps[name] = _read_column(f, dtype, count)
+        else:
+            maps[name] = _mapped(f, dtype, count)
     if maps["vectors"].size != n * dim:
         raise IndexCorruptError(f"{data}: {maps['vectors'].size} floats for {n} x {dim} vectors")
     for name in _COLUMNS:
@@ -338,7 +350,28 @@ def _map_segments(
     return maps
 
 
-def _mapped(f: Path, dtype: Any, count: int) -> npt.NDArray[Any]:
+_READV = hasattr(os, "readv")
+
+
+def _read_column(f: str, dtype: Any, count: int) -> npt.NDArray[Any]:
+    """The first ``count`` items of file ``f`` read into a new (writable) array; a file
+    that ends before them is an :class:`IndexCorruptError`."""
+    out = np.empty(count, dtype)
+    buf = out.view(np.uint8).data
+    fd = os.open(f, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+    try:
+        got = 0
+        while got < buf.nbytes:
+            k = os.readv(fd, [buf[got:]])
+            if k <= 0:
+                raise IndexCorruptError(f"{f}: missing or shorter than committed")
+            got += k
+    finally:
+        os.close(fd)
+    return out
+
+
+def _mapped(f: Path | str, dtype: Any, count: int) -> npt.NDArray[Any]:
     """A read-only array of the first ``count`` items of file ``f``, mapped (``mmap``
     keeps its own descriptor, closed when the array's last reference goes).
 
@@ -483,7 +516,11 @@ def _write_arrays(f: Path, arrays: Mapping[str, npt.NDArray[Any]]) -> dict[str, 
 
 def _read_arrays(f: Path, meta: Mapping[str, Any], verify: bool) -> dict[str, npt.NDArray[Any]]:
     size = int(meta["size"])
-    if not f.is_file() or f.stat().st_size != size:
+    try:
+        st = os.stat(f)
+    except OSError:
+        st = None
+    if st is None or not stat.S_ISREG(st.st_mode) or st.st_size != size:
         raise IndexCorruptError(f"{f}: missing or of the wrong size")
     if verify and not _ck.whole_file_ok(f, size, meta):
         raise IndexCorruptError(f"{f}: checksum mismatch")

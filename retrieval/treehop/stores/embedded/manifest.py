@@ -181,7 +181,12 @@ class _Generations(_StoreAttributes):
         base_vecs = (
             g.maps["vectors"].reshape(g.n, g.dim) if g.n else np.zeros((0, g.dim), np.float32)
         )
-        cols = {name: np.array(g.maps[name], copy=True) for name in _COLUMNS}
+        # (the columns are arrays of their own already, read by _map_segments, where readv
+        # is; else maps, copied: a write appends to them)
+        cols = {
+            name: g.maps[name] if g.maps[name].flags.writeable else np.array(g.maps[name])
+            for name in _COLUMNS
+        }
         self._note_graph_rows(m, g, own)
         _check_structure(path, g.n, g.live, cols, g.maps, g.idx)
         self._snap = _opened_snap(m, g, cols, base_vecs)
