@@ -8,7 +8,8 @@ its embedding text, so that re-adding a changed directory re-embeds only what ch
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -38,6 +39,25 @@ from .summaries import (
     first_sentence,
     is_readme,
 )
+
+ON_SUMMARY: ContextVar[Callable[[], None] | None] = ContextVar("treehop_on_summary", default=None)
+"""Called after each summary the builder makes in this context (the writer's
+:meth:`~treehop.ingest.writer.WriteLock.moved`).
+
+Why (lead, stop 63): a directory ingest builds its tree under the client's write lock, and a
+write of the same client queued behind it fails once ``lock_timeout`` passes with no
+progress of the hold (helper leftovers62). Embedded batches were the only progress, so a
+directory whose files an LLM summarizer describes, call after call, for longer in all than
+``lock_timeout`` failed a write queued behind it that a stalled hold alone should fail. A
+context variable: ``asyncio.to_thread`` carries it into the build's worker thread, and builds
+outside the lock (a text, a file) set none."""
+
+
+def _summarized() -> None:
+    tick = ON_SUMMARY.get()
+    if tick is not None:
+        tick()
+
 
 _ESCAPES = {"#": "%23", "%": "%25", "?": "%3F", "\\": "%5C"}
 _ESCAPE_TABLE = str.maketrans(_ESCAPES)
@@ -200,6 +220,7 @@ class TreeBuilder:
             if readme is None and is_readme(fname):
                 readme, own_page = f.text, fname
         abstract, overview = self.summarizer.summarize_directory(d.name, children, readme)
+        _summarized()
         out.nodes.append(
             finalize(
                 Node(
@@ -230,6 +251,7 @@ class TreeBuilder:
         fname = f.relpath.rsplit("/", 1)[-1]
         file_uri = as_uri or urimod.join(parent, segment(fname))
         abstract, overview = self.summarizer.summarize_file(fname, f.text, f.kind)
+        _summarized()
         meta: dict[str, Any] = {"name": fname, "source_path": f.relpath, "kind": f.kind}
         parent_uri = urimod.parent_of(file_uri)
         out.files += 1

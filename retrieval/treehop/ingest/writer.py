@@ -69,6 +69,7 @@ from .summaries import Summarizer, is_readme
 from .tree_builder import (
     _ESCAPE_TABLE,
     _ESCAPES,
+    ON_SUMMARY,
     BuiltTree,
     KeptFile,
     TreeBuilder,
@@ -688,16 +689,20 @@ class TreeWriter:
             plan = await asyncio.to_thread(_gc_paused, self._plan, path, target, manifest, old_uris)
             built = BuiltTree(report=plan.report)  # nothing changed: no node to rebuild
             if plan.files:
-                built = await asyncio.to_thread(
-                    _gc_paused,
-                    self.builder.build_tree,
-                    path.name,
-                    target,
-                    ctype,
-                    plan.files,
-                    plan.kept_dirs,
-                    plan.report,
-                )
+                summaries = ON_SUMMARY.set(self.lock.moved)  # (each one progress: WriteLock)
+                try:
+                    built = await asyncio.to_thread(
+                        _gc_paused,
+                        self.builder.build_tree,
+                        path.name,
+                        target,
+                        ctype,
+                        plan.files,
+                        plan.kept_dirs,
+                        plan.report,
+                    )
+                finally:
+                    ON_SUMMARY.reset(summaries)
             fresh = plan.manifest
             fresh.fingerprint = fingerprint
             key = _manifest_key(target)
@@ -1342,6 +1347,7 @@ class TreeWriter:
         described: list[Node] = []
         for uri in chain:
             node = await self._refresh_one(uri, ctype)
+            self.lock.moved()  # (a directory re-described, maybe by an LLM: progress)
             if node is not None:
                 described.append(node)
         if described and self.tagger is not None and len(self.store) > self.retag_all_below:
