@@ -26,7 +26,8 @@ A filter on a metadata field no stored node has is an
 
 An HTML page is stored as its text (treehop's HTML conversion, navigation dropped), so its
 markup never reaches the embedding, the abstracts or what a search returns; any other text is
-stored as given. Returned ``Document``s carry exactly the metadata that was added (plus
+stored as given, and so is markup with no text outside navigation (a raw page's footer cut
+off by a text splitter), as ``InMemoryVectorStore`` and the LlamaIndex store keep it. Returned ``Document``s carry exactly the metadata that was added (plus
 nothing), and ``id`` = the id given (or generated) at add time, as LangChain's standard
 tests require.
 """
@@ -237,8 +238,13 @@ class TreehopVectorStore(kit.IndexedStore, VectorStore):
         for i, text in enumerate(texts):
             meta = _stored_times(metadatas[i]) if metadatas is not None and metadatas[i] else {}
             pid = ids[i] if ids is not None else None
-            # An HTML page (a TextLoader or RecursiveUrlLoader page) is stored as its text.
+            # An HTML page (a TextLoader or RecursiveUrlLoader page) is stored as its text;
+            # markup holding none (a raw page's navigation footer, cut off by a text
+            # splitter) as given, as the LlamaIndex store keeps such a node: a batch of
+            # split raw pages was refused, "the text is empty", about visible markup.
             page = kit.page_text(text, meta) if isinstance(text, str) else text
+            if isinstance(text, str) and not page.strip():
+                page = text
             out.append(Passage(page, meta, str(pid) if pid is not None else None))
         return out
 
