@@ -27,9 +27,9 @@ A filter on a metadata field no stored node has is an
 An HTML page is stored as its text (treehop's HTML conversion, navigation dropped), so its
 markup never reaches the embedding, the abstracts or what a search returns; any other text is
 stored as given, and so is markup with no text outside navigation (a raw page's footer cut
-off by a text splitter), as ``InMemoryVectorStore`` and the LlamaIndex store keep it. Returned ``Document``s carry exactly the metadata that was added (plus
-nothing), and ``id`` = the id given (or generated) at add time, as LangChain's standard
-tests require.
+off by a text splitter), as ``InMemoryVectorStore`` and the LlamaIndex store keep it.
+Returned ``Document``s carry exactly the metadata that was added (plus nothing), and ``id`` =
+the id given (or generated) at add time, as LangChain's standard tests require.
 """
 
 from __future__ import annotations
