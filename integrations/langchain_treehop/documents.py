@@ -107,7 +107,7 @@ def _records(documents: Sequence[Document]) -> list[IngestRecord]:
         # An HTML page (raw, or flattened by its loader) as treehop stores an HTML file.
         text = kit.page_text(doc.page_content, doc.metadata)
         if not text.strip():
-            raise IngestError(f"document {i}: its HTML page has no text outside navigation")
+            raise IngestError(kit.no_page_text(i))
         out.append(IngestRecord(text, doc.metadata, str(doc.id) if doc.id else None))
     return out
 
