@@ -107,7 +107,7 @@ def _records(documents: Sequence[Document]) -> list[IngestRecord]:
         # An HTML page (raw, or flattened by its loader) as treehop stores an HTML file.
         text = kit.page_text(doc.page_content, doc.metadata)
         if not text.strip():
-            raise IngestError(f"document {i}: its HTML page has no text outside navigation")
+            raise IngestError(kit.no_page_text(i))
         # (a treehop retriever's Document: placed by its uri / chunk_index and tagged by its
         # tags, its scores and search path not stored; kit.without_result_keys)
         meta = kit.without_result_keys(doc.metadata, keep=kit.PLACEMENT_KEYS)

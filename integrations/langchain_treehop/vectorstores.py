@@ -26,9 +26,10 @@ A filter on a metadata field no stored node has is an
 
 An HTML page is stored as its text (treehop's HTML conversion, navigation dropped), so its
 markup never reaches the embedding, the abstracts or what a search returns; any other text is
-stored as given. Returned ``Document``s carry exactly the metadata that was added (plus
-nothing), and ``id`` = the id given (or generated) at add time, as LangChain's standard
-tests require.
+stored as given, and so is markup with no text outside navigation (a raw page's footer cut
+off by a text splitter), as ``InMemoryVectorStore`` and the LlamaIndex store keep it.
+Returned ``Document``s carry exactly the metadata that was added (plus nothing), and ``id`` =
+the id given (or generated) at add time, as LangChain's standard tests require.
 """
 
 from __future__ import annotations
@@ -260,8 +261,13 @@ class TreehopVectorStore(kit.IndexedStore, VectorStore):
             # search are not stored as the copy's metadata; kit.without_result_keys)
             meta = _stored_times(kit.without_result_keys(given))
             pid = ids[i] if ids is not None else None
-            # An HTML page (a TextLoader or RecursiveUrlLoader page) is stored as its text.
+            # An HTML page (a TextLoader or RecursiveUrlLoader page) is stored as its text;
+            # markup holding none (a raw page's navigation footer, cut off by a text
+            # splitter) as given, as the LlamaIndex store keeps such a node: a batch of
+            # split raw pages was refused, "the text is empty", about visible markup.
             page = kit.page_text(text, meta) if isinstance(text, str) else text
+            if isinstance(text, str) and not page.strip():
+                page = text
             out.append(Passage(page, meta, str(pid) if pid is not None else None))
         return out
 

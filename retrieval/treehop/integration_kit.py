@@ -758,6 +758,18 @@ def page_text(text: str, metadata: Mapping[str, Any]) -> str:
     return text
 
 
+def no_page_text(index: int) -> str:
+    """The message for document ``index`` of a tree-ingest batch whose HTML holds no text
+    outside navigation. Why: a raw page cut by a text splitter ends in a chunk of its
+    navigation footer alone (DocBook's ``div.navfooter``), which LlamaIndex's helper refused
+    as "the text is empty (no visible character)" about hundreds of visible characters."""
+    return (
+        f"document {index}: its HTML page has no text outside navigation (a raw page's "
+        "navigation footer cut off by a text splitter?): leave that chunk out or add whole "
+        "pages (the vector stores keep such a chunk as given)"
+    )
+
+
 # --------------------------------------------------------------------------- ingest
 
 
@@ -1357,6 +1369,7 @@ __all__ = [
     "looks_secret",
     "memory_query",
     "memory_turns",
+    "no_page_text",
     "open_client",
     "page_text",
     "progress_reporter",

@@ -1066,6 +1066,62 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 # ---------------------------------------------------------------------------------- main
+_COUNT_NAMES = frozenset({"k", "top-k", "topk", "similarity-top-k", "n", "limit"})
+"""Other tools' names for how many hits (LangChain's ``k``, LlamaIndex's ``similarity_top_k``):
+``--limit`` here (``--k`` for ``eval``)."""
+
+
+def _command_parser(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Any:
+    """The parser of the (sub)command ``args`` chose: ``treehop session show``'s, not the
+    top-level one."""
+    current: argparse.ArgumentParser = parser
+    while True:
+        action = next(
+            (a for a in current._actions if isinstance(a, argparse._SubParsersAction)), None
+        )
+        chosen = getattr(args, action.dest, None) if action is not None else None
+        if action is None or chosen not in action.choices:
+            return current
+        current = action.choices[chosen]
+
+
+def _meant_option(parser: argparse.ArgumentParser, given: str) -> str | None:
+    """The option of ``parser`` that ``given`` (an unknown option) most likely meant: the
+    count option for another tool's name of it (``-k``, ``--top-k``), the same name written
+    with ``_`` (``--target_uri``), else the closest spelling; ``None`` when nothing is close."""
+    import difflib
+
+    name = given.split("=", 1)[0].lstrip("-").lower().replace("_", "-")
+    known = [o for a in parser._actions for o in a.option_strings if o.startswith("--")]
+    if name in _COUNT_NAMES:
+        for count in ("--limit", "--k"):
+            if count in known:
+                return count
+    if f"--{name}" in known:
+        return f"--{name}"
+    close = difflib.get_close_matches(f"--{name}", known, n=1) if len(name) <= 64 else []
+    return close[0] if close else None
+
+
+def _parse(parser: argparse.ArgumentParser, argv: Sequence[str]) -> argparse.Namespace:
+    """``parser.parse_args(argv)``, with unknown arguments reported by the command's own
+    parser (its usage line, ``treehop find: error:``) and, for an unknown option, the one it
+    most likely meant. Why: ``treehop find "q" -k 2`` (or ``--top-k``, ``--tags``) got the
+    top-level usage and a bare "unrecognized arguments", naming neither ``find``'s options
+    nor ``--limit``."""
+    args, extras = parser.parse_known_args(argv)
+    if extras:
+        command = _command_parser(parser, args)
+        hints = [
+            f"{given.split('=', 1)[0]}: did you mean {meant}?"
+            for given in extras
+            if given.startswith("-") and (meant := _meant_option(command, given))
+        ]
+        message = f"unrecognized arguments: {' '.join(extras)}"
+        command.error("; ".join([message, *hints]))
+    return args
+
+
 _USAGE_ERRORS = (InvalidURIError, InvalidQueryError, InvalidFilterError, InvalidTagError)
 
 
@@ -1129,7 +1185,7 @@ def main(argv: Sequence[str] | None = None, *, client_factory: ClientFactory | N
                 return exc.code if isinstance(exc.code, int) else ExitCode.USAGE
         parser = build_parser()
         try:
-            args = parser.parse_args(argv)
+            args = _parse(parser, argv)
         except SystemExit as exc:  # argparse: --help (0) or a usage error (2)
             return exc.code if isinstance(exc.code, int) else ExitCode.USAGE
         command = str(args.command)

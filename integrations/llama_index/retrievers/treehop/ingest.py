@@ -23,6 +23,7 @@ from typing import Unpack
 from llama_index.core.schema import BaseNode, MetadataMode
 
 from treehop import integration_kit as kit
+from treehop.errors import IngestError
 from treehop.ingest.records import IngestRecord, PlacementKwargs
 from treehop.integration_kit import TreehopClient
 
@@ -52,7 +53,10 @@ def _records(documents: Sequence[BaseNode]) -> list[IngestRecord]:
             meta[EXCLUDED_EMBED_STORE] = list(doc.excluded_embed_metadata_keys)
         # An HTML page (SimpleDirectoryReader reads .html as its markup) as treehop stores
         # an HTML file: converted, navigation dropped.
-        text = kit.page_text(doc.get_content(metadata_mode=MetadataMode.NONE), doc.metadata)
+        raw = doc.get_content(metadata_mode=MetadataMode.NONE)
+        text = kit.page_text(raw, doc.metadata)
+        if raw.strip() and not text.strip():
+            raise IngestError(kit.no_page_text(len(out)))
         offset = getattr(doc, "start_char_idx", None)
         out.append(
             IngestRecord(
