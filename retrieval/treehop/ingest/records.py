@@ -50,6 +50,7 @@ import numpy as np
 from .. import arguments as argmod
 from .. import tags as tagmod
 from .. import uri as urimod
+from .._plugins import report
 from ..client import AddResult, AsyncTreehop, Treehop
 from ..errors import IngestError, InvalidQueryError, InvalidURIError, TreehopError
 from ..filters import ShownField
@@ -60,7 +61,7 @@ from ..stores.embedded import EmbeddedStore
 from ..tagging import ingest as tagger_keys
 from ..validation import check_strings, is_blank
 from .loaders import check_text_size
-from .tree_builder import finalize, segment
+from .tree_builder import finalize, segment, summarize
 from .writer import EMBED_BATCH, AddCall, ProgressCallback, to_thread_to_the_end
 
 OnDuplicate = Literal["chunks", "error", "number"]
@@ -703,9 +704,9 @@ async def _awrite_parts(
         def counted(stage: str, n: int, total: int, done: int = done) -> None:
             assert progress is not None
             if stage == "documents":
-                progress(stage, done + n, len(plan))
+                report(progress, stage, done + n, len(plan))
             else:
-                progress(stage, n, total)
+                report(progress, stage, n, total)
 
         written = await _awrite(client, part, base_uri, counted if progress else None)
         uris.update(zip((p.index for p in part), written, strict=True))
@@ -900,7 +901,7 @@ async def _awrite(
 
     def advance() -> None:
         if progress is not None:
-            progress("documents", len(out), len(plan))
+            report(progress, "documents", len(out), len(plan))
 
     if not plan:
         return []
@@ -1607,7 +1608,7 @@ class PassageStore:
             for (h, _), row in zip(part, rows, strict=True):
                 out[h] = row
             if progress is not None:
-                progress("embed", min(i + EMBED_BATCH, len(items)), len(items))
+                report(progress, "embed", min(i + EMBED_BATCH, len(items)), len(items))
         return out
 
     async def _leave_old_places(
@@ -1838,7 +1839,7 @@ class PassageStore:
         name = file_uri.rsplit("/", 1)[-1]
         text = "\n\n".join(c.content for c in chunks)
         abstract, overview = await asyncio.to_thread(
-            self.client.summarizer.summarize_file, name, text, "markdown"
+            summarize, self.client.summarizer.summarize_file, name, text, "markdown"
         )
         common: dict[str, Any] = {}
         if chunks:

@@ -39,6 +39,7 @@ import numpy.typing as npt
 
 from .. import tags as tagmod
 from .. import uri as urimod
+from .._plugins import failed, passes, report
 from ..embedders.base import Embedder
 from ..errors import (
     IndexLockedError,
@@ -59,6 +60,7 @@ from ..stores.base import IncrementalStore, VectorStore
 from ..tagging import Tagger, assign_tags
 from ..tagging.ingest import WRITE_COUNTS, IngestTagger, LabelCounts
 from ..tagging.keywords import (
+    TaggerError,
     TaggerNotFittedError,
     _distinct,  # (sorted distinct by a sort, not hashing)
 )
@@ -740,7 +742,7 @@ class TreeWriter:
 
     def _recount_tags(self) -> None:
         assert self.tagger is not None
-        self.tagger.refit(self.store)
+        tagger_call(self.tagger.refit, self.store)
 
     def _fingerprint(self, target: str, user_tags: list[str], metadata: Mapping[str, Any]) -> str:
         """How this call builds nodes: a manifest made under other settings is not reused."""
@@ -1040,8 +1042,9 @@ class TreeWriter:
                 since += 1
                 e += 1
             if progress is not None:
-                progress("files", len(done), total_files)  # (first: "embed" may print a line)
-                progress("embed", end, total)
+                # (first: "embed" may print a line)
+                report(progress, "files", len(done), total_files)
+                report(progress, "embed", end, total)
             last = end >= total
             if buf_nodes and (
                 last
@@ -1198,11 +1201,17 @@ class TreeWriter:
                 _ChildrenCache(self.store, children or {}, gone) if children or gone else self.store
             )
             if counted and isinstance(self.tagger, IngestTagger):
-                computed = self.tagger.tag_nodes(
-                    nodes, cast(VectorStore, store), new_texts, counted=counted
+                computed = tagger_call(
+                    self.tagger.tag_nodes,
+                    nodes,
+                    cast(VectorStore, store),
+                    new_texts,
+                    counted=counted,
                 )
             else:
-                computed = self.tagger.tag_nodes(nodes, cast(VectorStore, store), new_texts)
+                computed = tagger_call(
+                    self.tagger.tag_nodes, nodes, cast(VectorStore, store), new_texts
+                )
         users = {n.uri: list(user_tags) for n in nodes}
         assign_tags(nodes, computed, users, self.outside_inheritance(target))
 
@@ -1287,8 +1296,8 @@ class TreeWriter:
         computed = {}
         if self.tagger is not None:
             if refit:
-                self.tagger.refit(self.store)
-            computed = self.tagger.tag_nodes(nodes, self.store, new_texts=[])
+                tagger_call(self.tagger.refit, self.store)
+            computed = tagger_call(self.tagger.tag_nodes, nodes, self.store, new_texts=[])
         assign_tags(nodes, computed, users, outside)
         changed = {n.uri: n.tags for n in nodes if n.tags != before[n.uri]}
         if changed:
@@ -1321,7 +1330,7 @@ class TreeWriter:
             parts.append(await self.embedder.aembed(texts[i : i + EMBED_BATCH]))
             self.lock.moved()  # (a batch embedded: progress, see WriteLock)
             if progress is not None:
-                progress("embed", min(i + EMBED_BATCH, len(texts)), len(texts))
+                report(progress, "embed", min(i + EMBED_BATCH, len(texts)), len(texts))
         return np.vstack(parts).astype(np.float32)
 
     async def refresh_ancestors(self, target: str | Sequence[str]) -> None:
@@ -1364,7 +1373,7 @@ class TreeWriter:
         users = {n.uri: [t for t in n.tags if tagmod.source_of(t) == "user"] for n in nodes}
         assert self.tagger is not None
         try:
-            computed = self.tagger.tag_nodes(nodes, self.store, new_texts=[])
+            computed = tagger_call(self.tagger.tag_nodes, nodes, self.store, new_texts=[])
         except TaggerNotFittedError:  # (nothing was counted yet: no leaf in the index)
             return
         mine = {n.uri for n in nodes}
@@ -1794,6 +1803,21 @@ def is_path_like(value: str | os.PathLike[str]) -> bool:
     # (``os.path.exists``, not ``Path.exists``: the latter raises for what the OS refuses to
     # look up, ``ENAMETOOLONG`` of a one-line paragraph longer than a file name (255 bytes)
     # first: ``add_resource`` of such a text escaped a raw ``OSError``; it is a text.)
+
+
+def tagger_call(fn: Callable[..., _T], *args: Any, **kwargs: Any) -> _T:
+    """Call a tagger's ``tag_nodes`` / ``refit``: a caller's tagger raising anything but
+    treehop's own errors and the interpreter's signals (:func:`treehop._plugins.passes`)
+    raises :class:`~treehop.tagging.keywords.TaggerError` naming what it raised, cut and
+    redacted. Why: a custom tagger's ``ValueError`` (or a ``BaseException`` of its own) left
+    ``add_resource`` / ``retag`` raw, where only ``TreehopError`` may leave treehop; the write
+    it broke is rolled back as for any failure (nothing is committed before tagging ends)."""
+    try:
+        return fn(*args, **kwargs)
+    except BaseException as exc:
+        if passes(exc):
+            raise
+        raise TaggerError(failed("the tagger", exc)) from None
 
 
 def _own_tags(node: Node) -> Node:
