@@ -17,15 +17,18 @@ from treehop.embedders.guarded import GuardedEmbedder
 from treehop.errors import (
     EmbeddingError,
     IngestError,
+    InvalidFilterError,
     InvalidQueryError,
     InvalidTagError,
+    InvalidURIError,
     TreehopError,
 )
 from treehop.ingest.records import add_records
 from treehop.ingest.summaries import ExtractiveSummarizer
+from treehop.intent_analysis import IntentAnalyzer
 from treehop.llm.base import ChatMessage
 from treehop.models import Node
-from treehop.redaction import register_secret
+from treehop.redaction import listed, register_secret
 from treehop.stores.base import VectorStore
 from treehop.tagging import LLMTagger
 from treehop.tagging.base import NodeTags
@@ -393,3 +396,71 @@ def test_a_token_counters_base_exception_is_an_invalid_query_error() -> None:
     with pytest.raises(InvalidQueryError) as info:
         th.assemble_context("cats", token_counter=Counter())
     assert "Abort" in str(info.value) and SECRET not in str(info.value)
+
+
+# ------------------------------------------- 2. errors built from many names are bounded
+
+MANY = 20_000
+UNKNOWN = {f"unknown_keyword_argument_{i:05d}": i for i in range(MANY)}
+LONG_NAME = "n" * 1_000_000
+"""A megabyte keyword name: cut before it is escaped."""
+
+
+def _bounded(err: BaseException, more: int) -> None:
+    text = str(err)
+    assert len(text) < 2_000, len(text)
+    assert f"and {more} more" in text
+    assert "unknown_keyword_argument_00000" in text  # (the first few by name are listed)
+    assert "unknown_keyword_argument_19999" not in text
+
+
+CALLS: dict[str, Callable[[Treehop, dict[str, Any]], object]] = {
+    "find": lambda th, kw: th.find("cats", **kw),
+    "search": lambda th, kw: th.search("cats", **kw),
+    "assemble_context": lambda th, kw: th.assemble_context("cats", **kw),
+    "find_many": lambda th, kw: th.find_many(["cats"], **kw),
+    "Treehop()": lambda th, kw: Treehop(**kw),
+}
+
+
+@pytest.mark.parametrize("name", CALLS)
+def test_twenty_thousand_unknown_keywords_give_a_bounded_message(name: str) -> None:
+    th = Treehop(embedder=BagOfWordsEmbedder())
+    with pytest.raises(InvalidQueryError) as info:
+        CALLS[name](th, UNKNOWN)
+    _bounded(info.value, MANY - 5)
+    # a name that is a registered key is masked; a megabyte name is cut
+    with pytest.raises(InvalidQueryError) as info:
+        CALLS[name](th, {SECRET: 1, LONG_NAME: 2})
+    text = str(info.value)
+    assert SECRET not in text and len(text) < 2_000
+
+
+def test_a_filter_with_many_unknown_keys_gives_a_bounded_message() -> None:
+    th = Treehop(embedder=BagOfWordsEmbedder())
+    with pytest.raises(InvalidFilterError) as info:
+        th.find("cats", filter={"op": "empty", "field": "a", **UNKNOWN})
+    _bounded(info.value, MANY - 5)
+
+
+def test_many_records_at_one_place_give_a_bounded_message() -> None:
+    th = Treehop(embedder=BagOfWordsEmbedder())
+    with pytest.raises(InvalidURIError) as info:
+        add_records(th, [("a", {"source": "p.md"})] * MANY, on_duplicate="error")
+    text = str(info.value)
+    assert len(text) < 1_000 and "documents 0, 1, 2, 3, 4 and 19995 more" in text
+
+
+def test_a_prompt_template_with_many_unknown_placeholders_gives_a_bounded_message() -> None:
+    template = "$query " + " ".join(f"$unknown_keyword_argument_{i:05d}" for i in range(MANY))
+    with pytest.raises(InvalidQueryError) as info:
+        IntentAnalyzer(None, prompt_template=template)
+    _bounded(info.value, MANY - 5)
+
+
+def test_listed_shows_the_first_few_by_name_whatever_their_type() -> None:
+    """The shared rule: the smallest five by their text, cut, escaped, redacted."""
+    assert listed(["b", "a", "c"]) == "'a', 'b', 'c'"
+    assert listed({"x\n", 3, "y" * 100}, first=2) == r"'3', 'x\n' and 1 more"
+    assert listed([SECRET]) == "'***'"
+    assert listed(range(7), str) == "0, 1, 2, 3, 4 and 2 more"

@@ -50,7 +50,7 @@ from ._plugins import describe, is_signal
 from .errors import InvalidQueryError, LLMError
 from .llm.base import LLM, ChatMessage
 from .models import ContextType, QueryPlan, TypedQuery
-from .redaction import redact
+from .redaction import listed, redact
 
 ALL_CONTEXT_TYPES: tuple[ContextType, ...] = (
     ContextType.SKILL,
@@ -417,7 +417,7 @@ class IntentAnalyzer:
         unknown = names - PROMPT_PLACEHOLDERS
         if unknown:
             raise InvalidQueryError(
-                f"prompt_template uses unknown placeholders {sorted(unknown)}; "
+                f"prompt_template uses unknown placeholders {listed(unknown)}; "
                 f"known: {sorted(PROMPT_PLACEHOLDERS)}"
             )
         if "query" not in names:

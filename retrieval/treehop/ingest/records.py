@@ -57,6 +57,7 @@ from ..filters import ShownField
 from ..memory import check_outside_conversations, document_above
 from ..memory import is_document as holds_text
 from ..models import Level, Node
+from ..redaction import LISTED_NAMES
 from ..stores.embedded import EmbeddedStore
 from ..tagging import ingest as tagger_keys
 from ..validation import check_strings, is_blank
@@ -514,8 +515,10 @@ def _dedupe(planned: list[Placement], on_duplicate: str) -> list[Placement]:
             out.extend(dataclasses.replace(p, chunk_of=True) for p in group)
             continue
         if on_duplicate == "error":
+            few = ", ".join(str(p.index) for p in group[:LISTED_NAMES])
+            more = len(group) - LISTED_NAMES
             raise InvalidURIError(
-                f"documents {', '.join(str(p.index) for p in group)} all map to {target}; "
+                f"documents {few}{f' and {more} more' if more > 0 else ''} all map to {target}; "
                 "give each a distinct URI or path, or pass on_duplicate='chunks' (the default: "
                 "the ordered chunks of one file) or 'number' (numbered parts of that path)"
             )
