@@ -21,6 +21,7 @@ from treehop.errors import (
     InvalidQueryError,
     InvalidTagError,
     InvalidURIError,
+    LLMError,
     TreehopError,
 )
 from treehop.ingest.records import add_records
@@ -464,3 +465,101 @@ def test_listed_shows_the_first_few_by_name_whatever_their_type() -> None:
     assert listed({"x\n", 3, "y" * 100}, first=2) == r"'3', 'x\n' and 1 more"
     assert listed([SECRET]) == "'***'"
     assert listed(range(7), str) == "0, 1, 2, 3, 4 and 2 more"
+
+
+# ------------------------------------ 3. a URL's credentials: used, never shown or kept plain
+
+URL_PASSWORD = "l63-url-password-9f8e7d"
+
+
+def _with_credentials(url: str) -> str:
+    scheme, _, rest = url.partition("://")
+    return f"{scheme}://ada:{URL_PASSWORD}@{rest}"
+
+
+def _nothing_shows_the_password(obj: object) -> None:
+    """No public attribute, ``vars()`` value, ``repr``, pickled state's repr shows it."""
+    public = {n: getattr(obj, n) for n in dir(obj) if not n.startswith("_")}
+    shown = [repr(v) for v in public.values() if not callable(v)]
+    shown += [repr(v) for v in vars(obj).values()]
+    shown += [repr(obj), repr(obj.__getstate__())]  # type: ignore[attr-defined]
+    assert not [s for s in shown if URL_PASSWORD in s]
+
+
+def _basic_auth(headers: dict[str, str]) -> str:
+    import base64
+
+    kind, _, value = headers.get("authorization", "").partition(" ")
+    assert kind == "Basic", headers
+    return base64.b64decode(value).decode()
+
+
+def test_an_llms_url_credentials_are_sent_and_never_shown_nor_kept_plain(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    import logging
+    import pickle
+
+    from treehop.llm.openai_compatible import OpenAICompatibleLLM
+
+    from fake_servers.openai_chat import FakeOpenAIChatServer, Reply
+
+    with FakeOpenAIChatServer(default=Reply.chat("fine")) as srv:
+        url = _with_credentials(srv.base_url)
+        llm = OpenAICompatibleLLM("m", base_url=url, max_retries=0)
+        assert llm.base_url == url.replace(f"ada:{URL_PASSWORD}", "***")
+        assert URL_PASSWORD not in llm.url
+        _nothing_shows_the_password(llm)
+        with caplog.at_level(logging.DEBUG):
+            assert llm.complete([ChatMessage(role="user", content="hi")]) == "fine"
+            copy = pickle.loads(pickle.dumps(llm))
+            assert copy.complete([ChatMessage(role="user", content="hi")]) == "fine"
+        assert [_basic_auth(r.headers) for r in srv.requests] == [f"ada:{URL_PASSWORD}"] * 2
+        _nothing_shows_the_password(copy)
+        srv.enqueue(Reply.error(500, f"bad url {url}"))
+        with pytest.raises(LLMError) as info:
+            llm.complete([ChatMessage(role="user", content="hi")])
+    assert URL_PASSWORD not in str(info.value)
+    assert URL_PASSWORD not in caplog.text
+
+
+def test_an_embedders_url_credentials_are_sent_and_never_shown_nor_kept_plain(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    import logging
+    import pickle
+
+    from treehop._http import RetryPolicy
+    from treehop.embedders.openai_compatible import OpenAICompatibleEmbedder
+
+    from fake_servers.openai_embeddings import FakeOpenAIEmbeddingsServer
+    from fake_servers.openai_embeddings import Reply as EmbReply
+
+    with FakeOpenAIEmbeddingsServer(dim=4) as srv:
+        url = _with_credentials(srv.base_url)
+        emb = OpenAICompatibleEmbedder(
+            "m", base_url=url, dimension=4, retry=RetryPolicy(max_retries=0)
+        )
+        assert emb.url == f"{url}/embeddings".replace(f"ada:{URL_PASSWORD}", "***")
+        _nothing_shows_the_password(emb)
+        with caplog.at_level(logging.DEBUG):
+            assert emb.embed(["a"]).shape == (1, 4)
+            copy = pickle.loads(pickle.dumps(emb))
+            assert copy.embed(["b"]).shape == (1, 4)
+        assert [_basic_auth(r.headers) for r in srv.requests] == [f"ada:{URL_PASSWORD}"] * 2
+        _nothing_shows_the_password(copy)
+        for reply in (EmbReply.drop_last_row(), EmbReply.error(500, f"echo {url}")):
+            srv.enqueue(reply)
+            with pytest.raises(EmbeddingError) as info:
+                emb.embed(["a", "b"])
+            assert URL_PASSWORD not in str(info.value), str(info.value)
+    assert URL_PASSWORD not in caplog.text
+
+
+def test_an_http_rerankers_url_credentials_are_not_in_its_attributes() -> None:
+    from treehop.rerankers.http_rerank import HTTPReranker
+
+    rr = HTTPReranker(_with_credentials("http://127.0.0.1:9/v2"))
+    assert URL_PASSWORD not in rr.base_url and URL_PASSWORD not in rr.url
+    shown = [repr(v) for v in vars(rr).values()] + [repr(rr), rr.name]
+    assert not [s for s in shown if URL_PASSWORD in s]
