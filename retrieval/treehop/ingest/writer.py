@@ -507,8 +507,17 @@ class WriteLock:
 
     def _close_counts(self, failed: bool) -> None:
         """At the end of a write: keep its counts, or (``failed``, none of its rows
-        committed) take them back; when a commit batch was saved (a directory ingest), its
-        counts stay with its rows, as before (the partial manifest recounts on resume)."""
+        committed) take them back; when a commit batch was saved (a directory ingest) and
+        the write then failed, recount over what is stored (:meth:`IngestTagger.refit`).
+
+        Why the recount (helper leftovers63): a directory ingest counts every file before
+        its first commit, so a failure after one commit batch kept the counts of the files
+        it never wrote (a folder of 4 files failing after its first: 4 counted, 1 stored);
+        the resume recounted, but until then (or for good, when the folder was not added
+        again) every write's automatic tags were judged against documents the index does
+        not hold. A recount is what the resume and ``retag()`` do; it reads every leaf once,
+        on the failure path only. The statistics then equal an ingest of the committed files
+        alone, and a later recount changes nothing."""
         counting, self._counting = self._counting, None
         if counting is None:
             return
@@ -521,6 +530,9 @@ class WriteLock:
                 with suppress(TreehopError):
                     t.take_back(self.store)
             t.end_batch()
+            if failed and not undo:
+                with suppress(TreehopError):  # (kept as counted: a resume recounts)
+                    t.refit(self.store)
 
     def locked(self) -> bool:
         """Whether a write of this client holds (or is taking) the lock."""
