@@ -71,10 +71,10 @@ def test_a_pickle_this_code_did_not_write_is_refused_typed(kind: str) -> None:
     # whose URL is 5 was taken (the object then failed at its first call)
     if kind == "embedder":
         obj: Any = OpenAICompatibleEmbedder("m", base_url="http://127.0.0.1:9/v1", api_key=KEY)
-        url_key, error = "_url", EmbeddingError
+        url_key, error = "_url_sent", EmbeddingError  # (the URL as sent: leftovers63)
     else:
         obj = OpenAICompatibleLLM("m", base_url="http://127.0.0.1:9/v1", api_key=KEY)
-        url_key, error = "base_url", LLMError
+        url_key, error = "_base_url", LLMError
     for name, state in _states(obj, url_key).items():
         blob = pickle.dumps(_Modified(type(obj), state))
         with pytest.raises(error, match="cannot unpickle") as ei:

@@ -70,7 +70,7 @@ from treehop.ingest import records
 from treehop.integration_kit import KnowledgeSource, RetrieverClient, is_knowledge_source
 from treehop.memory import message_role
 from treehop.postprocess import group_chunks
-from treehop.redaction import redact_url
+from treehop.redaction import first_few, listed, redact_url
 from treehop.search_options import SearchKwargs
 from treehop.stage_events import stage_events
 from treehop.validation import MAX_LIMIT, check_dense_weight, check_query, check_threshold
@@ -340,6 +340,12 @@ def _safe_input(loc: Sequence[int | str], value: Any) -> tuple[Any, bool]:
     return (out, True) if changed else (value, False)
 
 
+def _is_extra(e: Any) -> bool:
+    """Whether a pydantic error is an unknown keyword's (``extra_forbidden`` at a name)."""
+    loc = e["loc"]
+    return bool(e["type"] == "extra_forbidden" and len(loc) == 1 and isinstance(loc[0], str))
+
+
 def _with_field_hints(exc: ValidationError, fields: Iterable[str]) -> ValidationError:
     """``exc`` with each "Extra inputs are not permitted" saying which field was meant
     (``top_k``: ``did you mean 'k'?``; :func:`treehop.integration_kit.did_you_mean`), and
@@ -370,10 +376,18 @@ def _with_field_hints(exc: ValidationError, fields: Iterable[str]) -> Validation
         return exc
     known = list(fields)
     rebuilt: list[InitErrorDetails] = []
+    # (the first few unknown names only, then one error saying how many more: helper
+    # leftovers63, 20,000 unknown keywords made a message of 1.7 MB)
+    extra = {e["loc"][0]: i for i, e in enumerate(errors) if _is_extra(e)}
+    kept, more = first_few(extra)
+    if more:
+        drop = set(extra.values()) - {extra[name] for name in kept}
+        errors = [e for i, e in enumerate(errors) if i not in drop]
+        safe = [s for i, s in enumerate(safe) if i not in drop]
     for e, (value, _) in zip(errors, safe, strict=True):
         loc = e["loc"]
-        if e["type"] == "extra_forbidden" and len(loc) == 1 and isinstance(loc[0], str):
-            meant = kit.did_you_mean(loc[0], known, _FIELD_SYNONYMS)
+        if _is_extra(e):
+            meant = kit.did_you_mean(str(loc[0]), known, _FIELD_SYNONYMS)
             hint = f"; did you mean {meant!r}?" if meant else ""
             # the name as an error shows it (escaped, redacted, cut: kit.shown_name); an
             # ordinary name as it is
@@ -392,6 +406,18 @@ def _with_field_hints(exc: ValidationError, fields: Iterable[str]) -> Validation
         if "ctx" in e:
             detail["ctx"] = e["ctx"]
         rebuilt.append(detail)
+    if more:
+        rebuilt.append(
+            {
+                "type": PydanticCustomError(
+                    "extra_forbidden",
+                    "and {more} more unknown arguments (extra inputs are not permitted)",
+                    {"more": more},
+                ),
+                "loc": ("...",),
+                "input": None,
+            }
+        )
     try:
         return ValidationError.from_exception_data(exc.title, rebuilt, hide_input=hide)
     except (TypeError, ValueError, KeyError):  # pragma: no cover - an error pydantic cannot rebuild
@@ -412,7 +438,8 @@ def _unknown_call_arguments(
     ``InvalidQueryError`` (and a ``TypeError``, as Python's own). LangChain's ``invoke``
     catches neither (its callbacks see the error, then it is raised)."""
     hints = []
-    for u in unknown:
+    head, _ = first_few(unknown)  # (hints for the names shown: helper leftovers63)
+    for u in head:
         if u == "search_type":
             hints.append(f" {_search_type_hint(given[u])}")
         elif u in _DID_YOU_MEAN:
@@ -420,7 +447,7 @@ def _unknown_call_arguments(
         elif (meant := kit.did_you_mean(u, _OPTION_FIELDS, _FIELD_SYNONYMS)) in _OPTION_FIELDS:
             hints.append(f" {kit.shown_name(u)}: did you mean {meant!r}?")
     # (each name as an error shows it: escaped, redacted, cut; kit.shown_name)
-    shown = ", ".join(map(kit.shown_name, unknown))
+    shown = listed(unknown, kit.shown_name)
     return UnknownArgumentError(
         f"unknown retriever argument(s) [{shown}].{''.join(hints)} Per-call arguments "
         f"are: {', '.join(_OPTION_FIELDS)}"

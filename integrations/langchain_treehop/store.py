@@ -66,6 +66,7 @@ from treehop.errors import (
 from treehop.integration_kit import TreehopClient
 from treehop.memory import write_nodes
 from treehop.models import ContextType, Level
+from treehop.redaction import listed
 from treehop.validation import MAX_LIMIT, shown_value
 
 DEFAULT_ROOT = "viking://~/memories/store"
@@ -727,10 +728,11 @@ def _index_config_fields(
         raise InvalidQueryError(
             f"index must be a dict like LangGraph's IndexConfig, got {type(index).__name__}"
         )
-    unknown = sorted(str(k) for k in index if k not in _INDEX_KEYS)
+    unknown = [k for k in index if k not in _INDEX_KEYS]
     if unknown:
         raise InvalidQueryError(
-            f"index: unknown key(s) {unknown}; TreehopStore reads {', '.join(_INDEX_KEYS)} "
+            f"index: unknown key(s) [{listed(unknown)}]; TreehopStore reads "
+            f"{', '.join(_INDEX_KEYS)} "
             "(the tree search has no ANN or distance settings to choose)"
         )
     embedder = aio.embedder

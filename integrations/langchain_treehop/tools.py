@@ -31,6 +31,7 @@ from treehop import AsyncTreehop, Entry, Treehop
 from treehop import integration_kit as kit
 from treehop.errors import InvalidQueryError, InvalidURIError, NotFoundError, TreehopError
 from treehop.mcp_server import MAX_LIST_ENTRIES
+from treehop.redaction import listed
 from treehop.validation import shown_value
 
 from .retrievers import TreehopRetriever
@@ -277,7 +278,7 @@ def create_treehop_tools(
         unknown = sorted(set(kinds) - set(TOOL_KINDS))
         if unknown or not kinds:
             raise InvalidQueryError(
-                f"include must name some of {', '.join(TOOL_KINDS)}; got {list(include)!r}"
+                f"include must name some of {', '.join(TOOL_KINDS)}; got [{listed(kinds)}]"
             )
     p = name_prefix
     tools: list[BaseTool] = []

@@ -50,6 +50,7 @@ from treehop.arguments import check_bool
 from treehop.errors import InvalidQueryError, UnknownArgumentError
 from treehop.ingest.records import INTERNAL_KEYS, Passage
 from treehop.integration_kit import TreehopClient, reject_extra
+from treehop.redaction import first_few, listed
 from treehop.search_options import SearchKwargs
 from treehop.validation import MAX_LIMIT, check_query, shown_value
 
@@ -379,12 +380,13 @@ class TreehopVectorStore(kit.IndexedStore, VectorStore):
             # search was shown a list without `fetch_k`; each unknown name with the one
             # meant, an UnknownArgumentError as the constructor's: helper leftovers62b)
             hints = "".join(
-                f" {u[:100]!r}: did you mean {meant!r}?"
-                for u in unknown
+                f" {kit.shown_name(u)}: did you mean {meant!r}?"
+                for u in first_few(unknown)[0]
                 if (meant := kit.did_you_mean(u, _SEARCH_MEANT, _SEARCH_SYNONYMS)) is not None
             )
             raise UnknownArgumentError(
-                f"unknown search argument(s) {unknown};{hints} the search arguments are "
+                f"unknown search argument(s) [{listed(unknown, kit.shown_name)}];{hints} "
+                "the search arguments are "
                 f"{', '.join(sorted(_SEARCH_KWARGS))}, beside the methods' own k (and "
                 "fetch_k, lambda_mult in the max_marginal_relevance_search methods and "
                 "search_type='mmr')"

@@ -210,7 +210,13 @@ def register_header_secrets(headers: Mapping[Any, Any]) -> None:
 
 
 def restore_without_pools(
-    obj: object, state: object, pools: tuple[str, ...], *, url_key: str, error: type[TreehopError]
+    obj: object,
+    state: object,
+    pools: tuple[str, ...],
+    *,
+    url_key: str,
+    error: type[TreehopError],
+    secret_url: bool = False,
 ) -> None:
     """The other half of :func:`state_without_pools`: the attributes back, a new lock, no
     pools; the URL's credentials and the API key registered with :mod:`treehop.redaction`
@@ -227,6 +233,8 @@ def restore_without_pools(
     if not isinstance(state, dict) or not all(isinstance(k, str) for k in state):
         raise error(f"cannot unpickle {what}: its state is not one treehop wrote")
     url, api_key = state.get(url_key), state.get("_api_key")
+    if secret_url:  # (the URL kept as a SecretStr, its credentials with it: leftovers63)
+        url = url.get_secret_value() if isinstance(url, SecretStr) else None
     if not isinstance(url, str) or not (api_key is None or isinstance(api_key, SecretStr)):
         raise error(
             f"cannot unpickle {what}: its state has no URL string or a key that is not a "

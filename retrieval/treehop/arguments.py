@@ -27,6 +27,7 @@ from typing import Any
 from .errors import InvalidQueryError, InvalidURIError
 from .ingest.loaders import check_text_size as ingest_size_check
 from .models import ContextType, RetrievalMode
+from .redaction import listed
 
 MAX_NAME_CHARS = 255
 MAX_TARGETS = 100
@@ -309,12 +310,10 @@ def check_keywords(owner: str, given: Set[str], accepted: Sequence[str]) -> None
     too, and ``Treehop`` forwards its keywords, so Python's message named ``AsyncTreehop``.
     Names are shown through :func:`shown` (a hostile ``**kwargs`` key may be long).
     """
-    unknown = sorted(k for k in given if k not in accepted)
+    unknown = [k for k in given if k not in accepted]
     if unknown:
-        names = ", ".join(shown(k, 40) for k in unknown[:5])
-        more = f" (and {len(unknown) - 5} more)" if len(unknown) > 5 else ""
         raise InvalidQueryError(
-            f"{owner}() got unknown keyword argument(s) {names}{more}; "
+            f"{owner}() got unknown keyword argument(s) {listed(unknown)}; "
             f"it takes {', '.join(accepted)}"
         )
 

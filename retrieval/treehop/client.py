@@ -105,6 +105,7 @@ from .models import (
 )
 from .postprocess import apply_rerank_threshold, diffuse_chunks, group_chunks
 from .reader_processes import ReaderPool
+from .redaction import listed
 from .rerankers.base import BaseReranker, Reranker
 from .search_options import SEARCH_OPTIONS, SearchKwargs, SearchOptions
 from .sessions import Session, SessionStore, UserSessions
@@ -1364,7 +1365,7 @@ class AsyncTreehop:
             unknown = sorted(set(find_kwargs) - SEARCH_OPTIONS - _FIND_ARGUMENTS)
             if unknown:  # (before a name like ``context_tokens`` reaches a Python call)
                 raise InvalidQueryError(
-                    f"unknown find argument(s) {', '.join(map(repr, unknown))} for assemble_context"
+                    f"unknown find argument(s) {listed(unknown)} for assemble_context"
                 )
             if "limit" not in find_kwargs:
                 find_kwargs["limit"] = context_limit(max_tokens)

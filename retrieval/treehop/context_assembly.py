@@ -44,10 +44,10 @@ from pathlib import Path
 from typing import Any, Literal, Protocol, cast, runtime_checkable
 
 from . import uri as urimod
-from .errors import EmbeddingError, IndexCorruptError, InvalidQueryError, TreehopError
+from ._plugins import describe, passes
+from .errors import EmbeddingError, IndexCorruptError, InvalidQueryError
 from .memory_context import TURN_KIND, day_prefix
 from .models import ChunkContext, ContextType, FindResult, FoundBy, MatchedContext
-from .redaction import redact_exception
 from .text_tokenize import tokenize
 from .timestamps import TIMESTAMP_FIELD, shown_iso
 from .tree_scoring import order_key
@@ -288,9 +288,11 @@ def resolve_counter(counter: TokenCounter | str | None) -> TokenCounter:
         # (the protocol check reads ``name``: a property that raises passed the caller's own
         # exception, its text included, out of assemble_context)
         ok = isinstance(counter, TokenCounter)
-    except Exception as exc:
+    except BaseException as exc:
+        if passes(exc):
+            raise
         raise InvalidQueryError(
-            f"token_counter: reading its name failed: {redact_exception(exc)}"[:500]
+            f"token_counter: reading its name failed: {describe(exc)}"[:500]
         ) from None
     if not ok:
         raise InvalidQueryError("token_counter must have a name and a count(text) method")
@@ -313,9 +315,11 @@ class _CheckedCounter:
         self.inner = inner
         try:
             name = inner.name
-        except Exception as exc:
+        except BaseException as exc:
+            if passes(exc):
+                raise
             raise InvalidQueryError(
-                f"token_counter: reading its name failed: {redact_exception(exc)}"[:500]
+                f"token_counter: reading its name failed: {describe(exc)}"[:500]
             ) from None
         # (at most 80 characters: the name is in every AssembledContext it counts)
         self.name = name[:80] if isinstance(name, str) else repr(name)[:80]
@@ -323,11 +327,11 @@ class _CheckedCounter:
     def count(self, text: str) -> int:
         try:
             n = self.inner.count(text)
-        except TreehopError:
-            raise
-        except Exception as exc:
+        except BaseException as exc:
+            if passes(exc):
+                raise
             raise InvalidQueryError(
-                f"token_counter {self.name!r}: count failed: {redact_exception(exc)}"[:500]
+                f"token_counter {self.name!r}: count failed: {describe(exc)}"[:500]
             ) from None
         if isinstance(n, bool) or not isinstance(n, int | float) or not 0 <= n < _MAX_COUNT:
             raise InvalidQueryError(

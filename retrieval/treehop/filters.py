@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .errors import InvalidFilterError, TreehopError
+from .redaction import listed
 from .timestamps import TIMESTAMP_FIELD, time_range_filter
 
 _BOUNDS = ("gt", "gte", "lt", "lte")
@@ -117,7 +118,7 @@ def _expand_time(spec: Any, where: str, depth: int = 0) -> Any:
         return spec
     extra = set(spec) - {"op", "field", "since", "until"}
     if extra:
-        raise InvalidFilterError(f"{where}: unknown keys {sorted(extra)} for 'time'")
+        raise InvalidFilterError(f"{where}: unknown keys {listed(extra)} for 'time'")
     field = spec.get("field", TIMESTAMP_FIELD)
     if not isinstance(field, str) or not field:
         raise InvalidFilterError(f"{where}: 'time' needs a non-empty string 'field'")
@@ -167,7 +168,7 @@ def _validate(spec: Any, where: str, depth: int, count: list[int]) -> None:
     elif op in {"empty", "not_empty"}:
         extra = set(spec) - {"op", "field"}
         if extra:
-            raise InvalidFilterError(f"{where}: unknown keys {sorted(extra)} for {op!r}")
+            raise InvalidFilterError(f"{where}: unknown keys {listed(extra)} for {op!r}")
     else:
         _check_bounds(spec, where, op)
 
@@ -178,7 +179,7 @@ def _check_text_match(spec: Mapping[str, Any], where: str) -> None:
     op = spec["op"]
     extra = set(spec) - {"op", "field", "value", "ignore_case"}
     if extra:
-        raise InvalidFilterError(f"{where}: unknown keys {sorted(extra)} for {op!r}")
+        raise InvalidFilterError(f"{where}: unknown keys {listed(extra)} for {op!r}")
     value = spec.get("value")
     if not isinstance(value, str) or not value:
         raise InvalidFilterError(f"{where}: {op!r} needs a non-empty string 'value'")
@@ -216,7 +217,7 @@ def _conds(spec: Mapping[str, Any], where: str, op: str, allowed: set[str]) -> S
     """The non-empty, bounded ``conds`` list of an object whose keys are all ``allowed``."""
     extra = set(spec) - allowed
     if extra:
-        raise InvalidFilterError(f"{where}: unknown keys {sorted(extra)} for {op!r}")
+        raise InvalidFilterError(f"{where}: unknown keys {listed(extra)} for {op!r}")
     conds = spec.get("conds")
     if not isinstance(conds, Sequence) or isinstance(conds, str) or not conds:
         raise InvalidFilterError(f"{where}: {op!r} needs a non-empty list 'conds'")
@@ -251,7 +252,7 @@ def _check_bounds(spec: Mapping[str, Any], where: str, op: str) -> None:
     """The bounds of a ``range`` / ``range_out``: finite numbers, one per side at most."""
     extra = set(spec) - {"op", "field", *_BOUNDS}
     if extra:
-        raise InvalidFilterError(f"{where}: unknown keys {sorted(extra)} for {op!r}")
+        raise InvalidFilterError(f"{where}: unknown keys {listed(extra)} for {op!r}")
     bounds = {b: spec[b] for b in _BOUNDS if b in spec}
     if not bounds:
         raise InvalidFilterError(f"{where}: {op!r} needs at least one of gt, gte, lt, lte")

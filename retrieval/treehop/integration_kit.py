@@ -91,7 +91,7 @@ from .ingest.records import IngestRecord, PlacementKwargs
 from .ingest.writer import ProgressCallback
 from .memory import MAX_TURN_CHARS
 from .models import PROVENANCE_KEYS, ContextType, FindResult, MatchedContext
-from .redaction import redact
+from .redaction import first_few, listed, redact
 from .search_options import SearchKwargs
 from .secrets import SECRET_NAME_PARTS
 from .stores.base import CountingStore, VectorStore
@@ -1223,8 +1223,9 @@ def shown_name(name: object) -> str:
     (helper attacks71): a name is the caller's text like a value is; a registered key
     given as a keyword's name (``**{key: ...}``) was echoed whole, and a megabyte name
     whole too (LangChain's error printed a newline in one as a line of its own)."""
-    text = redact(repr(name) if isinstance(name, str) else repr(str(name)))
-    return text if len(text) <= 100 else f"{text[:97]}..."
+    raw = name if isinstance(name, str) else str(name)
+    text = redact(repr(raw[:300]))  # (cut first: a megabyte name is not escaped whole)
+    return text if len(text) <= 100 and len(raw) <= 300 else f"{text[:97]}..."
 
 
 def shows_secret(value: object) -> bool:
@@ -1249,7 +1250,10 @@ def unknown_arguments(
     it was most likely meant as (:func:`did_you_mean`), or where it goes instead
     (``elsewhere``: a search's ``k`` given to a vector store), then what ``owner`` takes."""
     parts: list[str] = []
-    for name in sorted(unknown):
+    # (the first few names only, each with its hint: helper leftovers63, 20,000 unknown
+    # keywords made a message of a megabyte and 20,000 difflib searches)
+    head, more = first_few(unknown)
+    for name in head:
         said = f"unknown argument {shown_name(name)}"
         meant = did_you_mean(name, takes, synonyms)
         if elsewhere and name in elsewhere:
@@ -1257,6 +1261,8 @@ def unknown_arguments(
         elif meant is not None:
             said += f" (did you mean {meant!r}?)"
         parts.append(said)
+    if more:
+        parts.append(f"and {more} more")
     return UnknownArgumentError(f"{owner}: {'; '.join(parts)}. It takes {', '.join(takes)}")
 
 
@@ -1274,14 +1280,15 @@ def reject_extra(
     vector store's ``add`` / ``delete`` / ``query`` (LlamaIndex's ``except TypeError`` sit
     in its tool calling and index-struct loading)."""
     if kwargs:
-        names = sorted(kwargs, key=str)
+        names, _ = first_few(kwargs)  # (hints for the names shown only)
         hints = "".join(
             f" {shown_name(name)}: did you mean {meant!r}?"
             for name in names
             if isinstance(name, str) and (meant := did_you_mean(name, takes, synonyms))
         )
-        # (each name as an error shows it: escaped, redacted, cut; :func:`shown_name`)
-        shown = ", ".join(map(shown_name, names))
+        # (each name as an error shows it: escaped, redacted, cut; :func:`shown_name`;
+        # the first few, then how many more: :func:`~treehop.redaction.listed`)
+        shown = listed(kwargs, shown_name)
         raise UnknownArgumentError(f"{where}: unknown argument(s) [{shown}].{hints}")
 
 

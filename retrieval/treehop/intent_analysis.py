@@ -46,10 +46,11 @@ from collections.abc import Sequence
 from string import Template
 from typing import Any
 
+from ._plugins import describe, is_signal
 from .errors import InvalidQueryError, LLMError
 from .llm.base import LLM, ChatMessage
 from .models import ContextType, QueryPlan, TypedQuery
-from .redaction import redact
+from .redaction import listed, redact
 
 ALL_CONTEXT_TYPES: tuple[ContextType, ...] = (
     ContextType.SKILL,
@@ -352,8 +353,8 @@ def _failure_reason(exc: BaseException) -> str:
     # Redacted: a planner's error can quote a server page that echoes the API key, and this
     # reason is copied into QueryPlan.fallback_reason and the integrations' metadata.
     if isinstance(exc, LLMError):
-        return redact(f"LLM error: {exc}")[:500]
-    return redact(f"LLM call failed: {type(exc).__name__}: {exc}")[:500]
+        return f"LLM error: {describe(exc).partition(': ')[2]}"[:500]
+    return f"LLM call failed: {describe(exc)}"[:500]
 
 
 def _retrieve_exception(task: asyncio.Future[Any]) -> None:
@@ -416,7 +417,7 @@ class IntentAnalyzer:
         unknown = names - PROMPT_PLACEHOLDERS
         if unknown:
             raise InvalidQueryError(
-                f"prompt_template uses unknown placeholders {sorted(unknown)}; "
+                f"prompt_template uses unknown placeholders {listed(unknown)}; "
                 f"known: {sorted(PROMPT_PLACEHOLDERS)}"
             )
         if "query" not in names:
@@ -502,7 +503,9 @@ class IntentAnalyzer:
             text = task.result()
         except asyncio.CancelledError:
             return fallback_plan(q, allowed, "LLM call was cancelled", self.planner_name)
-        except Exception as exc:  # any planner fault falls back
+        except BaseException as exc:  # any planner fault falls back (not a Ctrl-C, an exit)
+            if is_signal(exc):
+                raise
             return fallback_plan(q, allowed, _failure_reason(exc), self.planner_name)
         return self._plan_from_text(text, q, allowed)
 
@@ -534,7 +537,9 @@ class IntentAnalyzer:
                 return fallback_plan(
                     q, allowed, f"timeout after {self.timeout_s:g}s", self.planner_name
                 )
-            except Exception as exc:  # any planner fault falls back
+            except BaseException as exc:  # any planner fault falls back (not a Ctrl-C)
+                if is_signal(exc):
+                    raise
                 return fallback_plan(q, allowed, _failure_reason(exc), self.planner_name)
         finally:
             executor.shutdown(wait=False, cancel_futures=True)

@@ -49,13 +49,13 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 from . import tags as tagmod
 from . import uri as urimod
 from ._http import check_deadline
+from ._plugins import describe, is_signal
 from .arguments import check_bool, check_metadata, check_text_value
 from .errors import IndexLockedError, InvalidQueryError, InvalidTagError, TreehopError
 from .ingest.summaries import OVERVIEW_CHARS, _clip, first_sentence
 from .llm.base import LLM, ChatMessage
 from .memory_context import day_prefix
 from .models import ContextType, Level, Node
-from .redaction import redact_exception
 from .stores._filelock import (
     HeldKeyLock,
     WaitLine,
@@ -1217,10 +1217,12 @@ async def _extract(
     try:
         answer = await _extraction(extractor, turns, deadline_s)
     except TreehopError as exc:
-        res.extraction_error = f"{type(exc).__name__}: {exc}"
+        res.extraction_error = describe(exc)
         return
-    except Exception as exc:  # (a caller's extractor; a cancellation is not an Exception)
-        res.extraction_error = redact_exception(exc)[:500]
+    except BaseException as exc:  # (a caller's extractor, a BaseException of its own too)
+        if is_signal(exc):
+            raise
+        res.extraction_error = describe(exc)
         return
     try:
         summary, facts = _checked_extraction(answer)

@@ -38,11 +38,14 @@ redacting filter to the loggers that can see remote answers.
 
 from __future__ import annotations
 
+import heapq
 import json
 import logging
 import os
 import re
 import threading
+from collections.abc import Callable, Iterable
+from typing import TypeVar
 from urllib.parse import quote, quote_plus, unquote_plus, urlsplit
 
 MASK = "***"
@@ -196,6 +199,59 @@ def redact_url(url: object) -> str:
 def redact_exception(exc: BaseException) -> str:
     """``"TypeName: message"`` of an exception, redacted (for fallback reasons)."""
     return redact(f"{type(exc).__name__}: {exc}")
+
+
+_N = TypeVar("_N")
+LISTED_NAMES = 5
+"""How many names of the caller's input an error lists before "and N more"."""
+NAME_CHARS = 60
+"""How many characters of each listed name an error shows."""
+
+
+def shown_name(name: object, limit: int = NAME_CHARS) -> str:
+    """One name of the caller's input (a keyword, a filter key) as an error shows it: its
+    text cut to ``limit`` characters (``...`` after a cut), as a repr (control and bidi
+    characters escaped, a lone surrogate too), redacted (a registered key given as a
+    name is masked, a partial echo too)."""
+    try:
+        text = name if isinstance(name, str) else str(name)
+    except Exception:  # (a key whose __str__ raises)
+        text = f"<{type(name).__name__}>"
+    cut = text[:limit] + ("..." if len(text) > limit else "")
+    return redact(repr(cut.encode("utf-8", "backslashreplace").decode("utf-8")))
+
+
+def listed(
+    names: Iterable[object], show: Callable[[object], str] | None = None, first: int = LISTED_NAMES
+) -> str:
+    """Names of the caller's input (unknown keywords, filter keys, ...) for an error:
+    at most ``first`` of them, the smallest by their text (so the message does not depend
+    on a set's order), each through ``show`` (default :func:`shown_name`), then
+    ``and N more``.
+
+    Why (helper leftovers63): ``find(q, **kwargs)`` with 20,000 unknown keywords raised a
+    0.7 MB message listing them all (a framework's ``search_kwargs`` built at run time, a
+    hostile caller); an agent or a log then carried the whole of it. Linear in the names
+    (:func:`heapq.nsmallest`), each name cut before it is escaped and redacted."""
+    head, more = first_few(names, first)
+    text = ", ".join((show or shown_name)(n) for n in head)
+    return f"{text} and {more} more" if more else text
+
+
+def first_few(names: Iterable[_N], first: int = LISTED_NAMES) -> tuple[list[_N], int]:
+    """The ``first`` smallest of ``names`` by their text (sorted), and how many are left
+    out: what :func:`listed` shows, for a caller that adds a hint to each shown name (a
+    "did you mean", computed for these few only)."""
+    items = list(names)
+
+    def key(n: object) -> str:
+        try:
+            return (n if isinstance(n, str) else str(n))[: NAME_CHARS + 1]
+        except Exception:  # (a key whose __str__ raises)
+            return ""
+
+    head = heapq.nsmallest(first, items, key=key)
+    return head, len(items) - len(head)
 
 
 def registered_count() -> int:

@@ -20,6 +20,7 @@ from .errors import InvalidQueryError
 from .filters import MetadataFilter, TagFilter, and_time_window
 from .models import RetrievalMode
 from .postprocess import check_controls
+from .redaction import listed
 from .stores.base import build_frozen
 from .timestamps import TimeLike
 from .validation import check_dense_weight, check_limit, check_threshold, shown_value
@@ -130,10 +131,10 @@ class SearchOptions:
         cls, options: SearchKwargs, *, default_mode: RetrievalMode, reranker_set: bool
     ) -> SearchOptions:
         """:meth:`build`, checked from scratch."""
-        unknown = sorted(set(options) - SEARCH_OPTIONS)
+        unknown = set(options) - SEARCH_OPTIONS
         if unknown:
             raise InvalidQueryError(
-                f"unknown search option(s) {', '.join(map(repr, unknown))}; "
+                f"unknown search option(s) {listed(unknown)}; "
                 f"expected some of {', '.join(sorted(SEARCH_OPTIONS))}"
             )
         limit = check_limit(options.get("limit", 10))

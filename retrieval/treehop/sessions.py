@@ -43,6 +43,7 @@ from typing import Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, Field, ValidationError
 
+from ._plugins import describe, is_signal
 from .errors import (
     IndexCorruptError,
     IndexRecoveryError,
@@ -672,7 +673,9 @@ class SessionStore:
             return self._fallback(previous, batch, None)
         try:
             text = self.llm.complete(self._summary_messages(previous, batch))
-        except Exception as exc:  # any model fault falls back to extractive
+        except BaseException as exc:  # any model fault falls back to extractive
+            if is_signal(exc):
+                raise
             return self._fallback(previous, batch, _reason(exc))
         cleaned = self._clean_llm_summary(text)
         if cleaned is None:
@@ -691,7 +694,9 @@ class SessionStore:
             )
         except TimeoutError:
             return self._fallback(previous, batch, f"timeout after {self.summary_timeout_s:g}s")
-        except Exception as exc:  # any model fault falls back to extractive
+        except BaseException as exc:  # any model fault falls back to extractive
+            if is_signal(exc):
+                raise
             return self._fallback(previous, batch, _reason(exc))
         cleaned = self._clean_llm_summary(text)
         if cleaned is None:
@@ -700,8 +705,9 @@ class SessionStore:
 
 
 def _reason(exc: BaseException) -> str:
-    kind = "LLM error" if isinstance(exc, TreehopError) else f"error: {type(exc).__name__}"
-    return redact(f"{kind}: {exc}")[:500]
+    text = describe(exc).partition(": ")[2]
+    kind = "LLM error" if isinstance(exc, TreehopError) else f"error: {type(exc).__name__[:100]}"
+    return f"{kind}: {text}"[:500]
 
 
 _INDEX_ERRORS = (ValueError, KeyError, TypeError, AttributeError, RecursionError)

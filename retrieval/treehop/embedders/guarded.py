@@ -14,20 +14,19 @@ writer, and the memory writer; a guard at each would drift apart. The client kee
 object as ``client.embedder`` (identity and type preserved) and hands this guard to everything
 that calls it. Attributes it does not define are read from the wrapped embedder.
 
-The message of a foreign exception is redacted (:func:`~treehop.redaction.redact_exception`) and
+The message of a foreign exception is cut and redacted (:func:`treehop._plugins.failed`) and
 the original is not chained: a client library's error may carry a URL or header with a key.
 """
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
 import numpy as np
 
-from ..errors import EmbeddingError, TreehopError
-from ..redaction import redact_exception
+from .._plugins import describe, failed, passes
+from ..errors import EmbeddingError
 from .base import Embedder, Vectors
 
 _T = TypeVar("_T")
@@ -96,40 +95,45 @@ class GuardedEmbedder:
 
     # ------------------------------------------------------------------ checks
     def _guard(self, call: Callable[[], _T]) -> _T:
+        """``call()``; what it raises becomes :class:`EmbeddingError` unless it passes
+        (:func:`treehop._plugins.passes`: treehop's own errors, a Ctrl-C, an exit, a
+        cancellation). A ``BaseException`` subclass of the embedder's own is wrapped too."""
         try:
             return call()
-        except TreehopError:
-            raise
-        except Exception as exc:
+        except BaseException as exc:
+            if passes(exc):
+                raise
             raise self._foreign(exc) from None
 
     async def _aguard(self, call: Awaitable[_T]) -> _T:
         """:meth:`_guard` for an awaited call (a cancellation passes through)."""
         try:
             return await call
-        except (TreehopError, asyncio.CancelledError):
-            raise
-        except Exception as exc:
+        except BaseException as exc:
+            if passes(exc):
+                raise
             raise self._foreign(exc) from None
 
-    def _foreign(self, exc: Exception) -> EmbeddingError:
-        return EmbeddingError(f"the embedder failed: {redact_exception(exc)}"[:500])
+    def _foreign(self, exc: BaseException) -> EmbeddingError:
+        return EmbeddingError(failed("the embedder", exc))
 
     def _expected_dim(self) -> int:
         try:
             dim = self._inner.dimension
-        except Exception:
+        except BaseException as exc:
+            if passes(exc):
+                raise
             return 0
         return dim if isinstance(dim, int) and not isinstance(dim, bool) and dim > 0 else 0
 
     def _as_array(self, out: Any) -> Vectors:
         try:
             arr = np.asarray(out, dtype=np.float32)
-        except Exception as exc:  # (also an int past float's range, an element's __float__)
+        except BaseException as exc:  # (also an int past float's range, an element's __float__)
+            if passes(exc):
+                raise
             raise EmbeddingError(
-                f"the embedder returned {type(out).__name__}, not numbers: {redact_exception(exc)}"[
-                    :300
-                ]
+                f"the embedder returned {type(out).__name__}, not numbers: {describe(exc)}"[:300]
             ) from None
         return arr
 

@@ -147,9 +147,16 @@ class OpenAICompatibleEmbedder(BaseEmbedder):
         self._model = model
         if url_path(base_url).endswith("/embeddings"):
             register_url_secrets(base_url)
-            self._url = base_url.rstrip("/")
+            sent = base_url.rstrip("/")
         else:
-            self._url = endpoint(base_url, "/embeddings")
+            sent = endpoint(base_url, "/embeddings")
+        # The endpoint as given (its credentials included) is used for the requests only,
+        # kept as a SecretStr as the key is; ``_url`` (in every message, ``url``) is the
+        # same with a password masked. Why (helper leftovers63): ``url``, ``vars()`` and
+        # the pickled state held the password, which the repr already masked, and some
+        # messages named ``_url`` unredacted.
+        self._url_sent = SecretStr(sent)
+        self._url = redact_url(sent)
         self._api_key = resolve_secret(api_key, API_KEY_ENV_VARS, error=EmbeddingError)
         self._dimension = dimension
         self._send_dimensions = send_dimensions
@@ -211,6 +218,8 @@ class OpenAICompatibleEmbedder(BaseEmbedder):
 
     @property
     def url(self) -> str:
+        """The embeddings endpoint as shown: a password in it masked (the requests use the
+        URL as given, kept private)."""
         return self._url
 
     @property
@@ -220,7 +229,7 @@ class OpenAICompatibleEmbedder(BaseEmbedder):
     def __repr__(self) -> str:
         # The key is deliberately absent; only whether one is set.
         return (
-            f"OpenAICompatibleEmbedder(model={self._model!r}, url={redact_url(self._url)!r}, "
+            f"OpenAICompatibleEmbedder(model={self._model!r}, url={self._url!r}, "
             f"dimension={self._dimension}, max_batch={self._max_batch}, "
             f"api_key={'set' if self._api_key else 'none'})"
         )
@@ -243,7 +252,9 @@ class OpenAICompatibleEmbedder(BaseEmbedder):
         return state_without_pools(self, self._POOLS)
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        restore_without_pools(self, state, self._POOLS, url_key="_url", error=EmbeddingError)
+        restore_without_pools(
+            self, state, self._POOLS, url_key="_url_sent", error=EmbeddingError, secret_url=True
+        )
         self._owns_client = True
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Self:
@@ -441,7 +452,7 @@ class OpenAICompatibleEmbedder(BaseEmbedder):
             response = request(
                 client,
                 "POST",
-                self._url,
+                self._url_sent.get_secret_value(),
                 json=self._body(batch),
                 headers=self._headers(),
                 retry=self._retry,
@@ -456,7 +467,7 @@ class OpenAICompatibleEmbedder(BaseEmbedder):
             response = await arequest(
                 client,
                 "POST",
-                self._url,
+                self._url_sent.get_secret_value(),
                 json=self._body(batch),
                 headers=self._headers(),
                 retry=self._retry,

@@ -50,17 +50,19 @@ import numpy as np
 from .. import arguments as argmod
 from .. import tags as tagmod
 from .. import uri as urimod
+from .._plugins import report
 from ..client import AddResult, AsyncTreehop, Treehop
 from ..errors import IngestError, InvalidQueryError, InvalidURIError, TreehopError
 from ..filters import ShownField
 from ..memory import check_outside_conversations, document_above
 from ..memory import is_document as holds_text
 from ..models import Level, Node
+from ..redaction import LISTED_NAMES
 from ..stores.embedded import EmbeddedStore
 from ..tagging import ingest as tagger_keys
 from ..validation import check_strings, is_blank
 from .loaders import check_text_size
-from .tree_builder import finalize, segment
+from .tree_builder import finalize, segment, summarize
 from .writer import EMBED_BATCH, AddCall, ProgressCallback, to_thread_to_the_end
 
 OnDuplicate = Literal["chunks", "error", "number"]
@@ -513,8 +515,10 @@ def _dedupe(planned: list[Placement], on_duplicate: str) -> list[Placement]:
             out.extend(dataclasses.replace(p, chunk_of=True) for p in group)
             continue
         if on_duplicate == "error":
+            few = ", ".join(str(p.index) for p in group[:LISTED_NAMES])
+            more = len(group) - LISTED_NAMES
             raise InvalidURIError(
-                f"documents {', '.join(str(p.index) for p in group)} all map to {target}; "
+                f"documents {few}{f' and {more} more' if more > 0 else ''} all map to {target}; "
                 "give each a distinct URI or path, or pass on_duplicate='chunks' (the default: "
                 "the ordered chunks of one file) or 'number' (numbered parts of that path)"
             )
@@ -703,9 +707,9 @@ async def _awrite_parts(
         def counted(stage: str, n: int, total: int, done: int = done) -> None:
             assert progress is not None
             if stage == "documents":
-                progress(stage, done + n, len(plan))
+                report(progress, stage, done + n, len(plan))
             else:
-                progress(stage, n, total)
+                report(progress, stage, n, total)
 
         written = await _awrite(client, part, base_uri, counted if progress else None)
         uris.update(zip((p.index for p in part), written, strict=True))
@@ -900,7 +904,7 @@ async def _awrite(
 
     def advance() -> None:
         if progress is not None:
-            progress("documents", len(out), len(plan))
+            report(progress, "documents", len(out), len(plan))
 
     if not plan:
         return []
@@ -1607,7 +1611,7 @@ class PassageStore:
             for (h, _), row in zip(part, rows, strict=True):
                 out[h] = row
             if progress is not None:
-                progress("embed", min(i + EMBED_BATCH, len(items)), len(items))
+                report(progress, "embed", min(i + EMBED_BATCH, len(items)), len(items))
         return out
 
     async def _leave_old_places(
@@ -1838,7 +1842,7 @@ class PassageStore:
         name = file_uri.rsplit("/", 1)[-1]
         text = "\n\n".join(c.content for c in chunks)
         abstract, overview = await asyncio.to_thread(
-            self.client.summarizer.summarize_file, name, text, "markdown"
+            summarize, self.client.summarizer.summarize_file, name, text, "markdown"
         )
         common: dict[str, Any] = {}
         if chunks:

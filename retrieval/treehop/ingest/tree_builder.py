@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import uri as urimod
+from .._plugins import call
 from ..errors import IngestError
 from ..models import ContextType, Level, Node
 from ..validation import is_blank
@@ -219,7 +220,9 @@ class TreeBuilder:
             children.append(ChildSummary(fname, abstract, True))
             if readme is None and is_readme(fname):
                 readme, own_page = f.text, fname
-        abstract, overview = self.summarizer.summarize_directory(d.name, children, readme)
+        abstract, overview = summarize(
+            self.summarizer.summarize_directory, d.name, children, readme
+        )
         _summarized()
         out.nodes.append(
             finalize(
@@ -250,7 +253,7 @@ class TreeBuilder:
     ) -> str:
         fname = f.relpath.rsplit("/", 1)[-1]
         file_uri = as_uri or urimod.join(parent, segment(fname))
-        abstract, overview = self.summarizer.summarize_file(fname, f.text, f.kind)
+        abstract, overview = summarize(self.summarizer.summarize_file, fname, f.text, f.kind)
         _summarized()
         meta: dict[str, Any] = {"name": fname, "source_path": f.relpath, "kind": f.kind}
         parent_uri = urimod.parent_of(file_uri)
@@ -326,6 +329,27 @@ def no_files_error(root: Path, report: LoadReport) -> IngestError:
     )
 
 
+def summarize(fn: Any, *args: Any) -> tuple[str, str]:
+    """A summarizer's ``summarize_file`` / ``summarize_directory``, called and checked.
+
+    Why: the summarizer may be a caller's; its own exception (a ``ValueError``, a
+    ``BaseException`` of its own) left ``add_resource`` raw, and an answer that is not two
+    strings failed at the unpacking, also raw. Both are :class:`IngestError` now (the message
+    names what it raised, cut and redacted: :func:`treehop._plugins.failed`); nothing is
+    written (the tree is built before the first write)."""
+    out = call("the summarizer", IngestError, fn, *args)
+    if (
+        not isinstance(out, tuple | list)
+        or len(out) != 2
+        or not all(isinstance(x, str) for x in out)
+    ):
+        raise IngestError(
+            "the summarizer must answer (abstract, overview), two strings; "
+            f"got {type(out).__name__[:100]}"
+        )
+    return out[0], out[1]
+
+
 def _clip_abstract(text: str) -> str:
     text = " ".join(text.split())
     return text if len(text) <= ABSTRACT_CHARS else text[: ABSTRACT_CHARS - 1].rstrip() + "…"
@@ -335,7 +359,7 @@ def summarize_ancestor(
     summarizer: Summarizer, uri: str, name: str, children: Sequence[Node]
 ) -> tuple[str, str]:
     """Re-describe an implicit ancestor (a root or intermediate directory) from its children."""
-    return summarizer.summarize_directory(name, children_summaries(children), None)
+    return summarize(summarizer.summarize_directory, name, children_summaries(children), None)
 
 
 def children_summaries(children: Sequence[Node]) -> list[ChildSummary]:

@@ -39,6 +39,7 @@ import numpy.typing as npt
 
 from .. import tags as tagmod
 from .. import uri as urimod
+from .._plugins import failed, passes, report
 from ..embedders.base import Embedder
 from ..errors import (
     IndexLockedError,
@@ -59,6 +60,7 @@ from ..stores.base import IncrementalStore, VectorStore
 from ..tagging import Tagger, assign_tags
 from ..tagging.ingest import WRITE_COUNTS, IngestTagger, LabelCounts
 from ..tagging.keywords import (
+    TaggerError,
     TaggerNotFittedError,
     _distinct,  # (sorted distinct by a sort, not hashing)
 )
@@ -506,8 +508,17 @@ class WriteLock:
 
     def _close_counts(self, failed: bool) -> None:
         """At the end of a write: keep its counts, or (``failed``, none of its rows
-        committed) take them back; when a commit batch was saved (a directory ingest), its
-        counts stay with its rows, as before (the partial manifest recounts on resume)."""
+        committed) take them back; when a commit batch was saved (a directory ingest) and
+        the write then failed, recount over what is stored (:meth:`IngestTagger.refit`).
+
+        Why the recount (helper leftovers63): a directory ingest counts every file before
+        its first commit, so a failure after one commit batch kept the counts of the files
+        it never wrote (a folder of 4 files failing after its first: 4 counted, 1 stored);
+        the resume recounted, but until then (or for good, when the folder was not added
+        again) every write's automatic tags were judged against documents the index does
+        not hold. A recount is what the resume and ``retag()`` do; it reads every leaf once,
+        on the failure path only. The statistics then equal an ingest of the committed files
+        alone, and a later recount changes nothing."""
         counting, self._counting = self._counting, None
         if counting is None:
             return
@@ -520,6 +531,9 @@ class WriteLock:
                 with suppress(TreehopError):
                     t.take_back(self.store)
             t.end_batch()
+            if failed and not undo:
+                with suppress(TreehopError):  # (kept as counted: a resume recounts)
+                    t.refit(self.store)
 
     def locked(self) -> bool:
         """Whether a write of this client holds (or is taking) the lock."""
@@ -745,7 +759,7 @@ class TreeWriter:
 
     def _recount_tags(self) -> None:
         assert self.tagger is not None
-        self.tagger.refit(self.store)
+        tagger_call(self.tagger.refit, self.store)
 
     def _fingerprint(self, target: str, user_tags: list[str], metadata: Mapping[str, Any]) -> str:
         """How this call builds nodes: a manifest made under other settings is not reused."""
@@ -1045,8 +1059,9 @@ class TreeWriter:
                 since += 1
                 e += 1
             if progress is not None:
-                progress("files", len(done), total_files)  # (first: "embed" may print a line)
-                progress("embed", end, total)
+                # (first: "embed" may print a line)
+                report(progress, "files", len(done), total_files)
+                report(progress, "embed", end, total)
             last = end >= total
             if buf_nodes and (
                 last
@@ -1203,11 +1218,17 @@ class TreeWriter:
                 _ChildrenCache(self.store, children or {}, gone) if children or gone else self.store
             )
             if counted and isinstance(self.tagger, IngestTagger):
-                computed = self.tagger.tag_nodes(
-                    nodes, cast(VectorStore, store), new_texts, counted=counted
+                computed = tagger_call(
+                    self.tagger.tag_nodes,
+                    nodes,
+                    cast(VectorStore, store),
+                    new_texts,
+                    counted=counted,
                 )
             else:
-                computed = self.tagger.tag_nodes(nodes, cast(VectorStore, store), new_texts)
+                computed = tagger_call(
+                    self.tagger.tag_nodes, nodes, cast(VectorStore, store), new_texts
+                )
         users = {n.uri: list(user_tags) for n in nodes}
         assign_tags(nodes, computed, users, self.outside_inheritance(target))
 
@@ -1292,8 +1313,8 @@ class TreeWriter:
         computed = {}
         if self.tagger is not None:
             if refit:
-                self.tagger.refit(self.store)
-            computed = self.tagger.tag_nodes(nodes, self.store, new_texts=[])
+                tagger_call(self.tagger.refit, self.store)
+            computed = tagger_call(self.tagger.tag_nodes, nodes, self.store, new_texts=[])
         assign_tags(nodes, computed, users, outside)
         changed = {n.uri: n.tags for n in nodes if n.tags != before[n.uri]}
         if changed:
@@ -1326,7 +1347,7 @@ class TreeWriter:
             parts.append(await self.embedder.aembed(texts[i : i + EMBED_BATCH]))
             self.lock.moved()  # (a batch embedded: progress, see WriteLock)
             if progress is not None:
-                progress("embed", min(i + EMBED_BATCH, len(texts)), len(texts))
+                report(progress, "embed", min(i + EMBED_BATCH, len(texts)), len(texts))
         return np.vstack(parts).astype(np.float32)
 
     async def refresh_ancestors(self, target: str | Sequence[str]) -> None:
@@ -1370,7 +1391,7 @@ class TreeWriter:
         users = {n.uri: [t for t in n.tags if tagmod.source_of(t) == "user"] for n in nodes}
         assert self.tagger is not None
         try:
-            computed = self.tagger.tag_nodes(nodes, self.store, new_texts=[])
+            computed = tagger_call(self.tagger.tag_nodes, nodes, self.store, new_texts=[])
         except TaggerNotFittedError:  # (nothing was counted yet: no leaf in the index)
             return
         mine = {n.uri for n in nodes}
@@ -1800,6 +1821,21 @@ def is_path_like(value: str | os.PathLike[str]) -> bool:
     # (``os.path.exists``, not ``Path.exists``: the latter raises for what the OS refuses to
     # look up, ``ENAMETOOLONG`` of a one-line paragraph longer than a file name (255 bytes)
     # first: ``add_resource`` of such a text escaped a raw ``OSError``; it is a text.)
+
+
+def tagger_call(fn: Callable[..., _T], *args: Any, **kwargs: Any) -> _T:
+    """Call a tagger's ``tag_nodes`` / ``refit``: a caller's tagger raising anything but
+    treehop's own errors and the interpreter's signals (:func:`treehop._plugins.passes`)
+    raises :class:`~treehop.tagging.keywords.TaggerError` naming what it raised, cut and
+    redacted. Why: a custom tagger's ``ValueError`` (or a ``BaseException`` of its own) left
+    ``add_resource`` / ``retag`` raw, where only ``TreehopError`` may leave treehop; the write
+    it broke is rolled back as for any failure (nothing is committed before tagging ends)."""
+    try:
+        return fn(*args, **kwargs)
+    except BaseException as exc:
+        if passes(exc):
+            raise
+        raise TaggerError(failed("the tagger", exc)) from None
 
 
 def _own_tags(node: Node) -> Node:

@@ -49,7 +49,7 @@ from .._http import (
 )
 from ..config_model import ConfigModel
 from ..errors import LLMError
-from ..redaction import redact, redact_url
+from ..redaction import redact, redact_url, register_url_secrets
 from ..secrets import resolve_secret
 from .base import LLM, BaseLLM, ChatMessage
 
@@ -126,7 +126,8 @@ class OpenAICompatibleLLM(BaseLLM):
         self.deadline_s = check_deadline(deadline_s, LLMError)
         self.model = model
         self.name = model
-        self.base_url = base_url.rstrip("/")
+        self._base_url = SecretStr(base_url.rstrip("/"))
+        register_url_secrets(base_url)
         self.temperature = temperature
         self.max_tokens = max_tokens
         self.timeout_s = timeout_s
@@ -154,16 +155,38 @@ class OpenAICompatibleLLM(BaseLLM):
         return state_without_pools(self, self._POOLS)
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        restore_without_pools(self, state, self._POOLS, url_key="base_url", error=LLMError)
+        restore_without_pools(
+            self, state, self._POOLS, url_key="_base_url", error=LLMError, secret_url=True
+        )
 
     def __repr__(self) -> str:
         key = "set" if self._api_key is not None else "none"
-        url = redact_url(self.base_url)
-        return f"OpenAICompatibleLLM(model={self.model!r}, base_url={url!r}, api_key={key})"
+        return (
+            f"OpenAICompatibleLLM(model={self.model!r}, base_url={self.base_url!r}, api_key={key})"
+        )
+
+    @property
+    def base_url(self) -> str:
+        """The API root as shown: a password in it masked (``https://user:***@host/v1``,
+        :func:`~treehop.redaction.redact_url`).
+
+        Why (helper leftovers63): the reprs masked it, but this attribute, ``vars()`` and
+        the pickled state held the URL as given, so a framework logging its components'
+        settings, or a traceback's locals, showed the password. The URL as given is kept
+        as a ``SecretStr`` (``_base_url``, as the API key is) and used for the requests
+        only; a pickle carries it as it carries the key, so a copy in another process
+        still authenticates."""
+        return redact_url(self._base_url.get_secret_value())
 
     @property
     def url(self) -> str:
+        """The chat completions endpoint as shown (its password masked, see
+        :attr:`base_url`)."""
         return endpoint(self.base_url, "/chat/completions")
+
+    def _request_url(self) -> str:
+        """The endpoint the requests go to: the URL as given, its credentials included."""
+        return endpoint(self._base_url.get_secret_value(), "/chat/completions")
 
     def _headers(self) -> dict[str, str]:
         headers = {"Content-Type": "application/json", **self._extra_headers}
@@ -212,7 +235,7 @@ class OpenAICompatibleLLM(BaseLLM):
             response = request(
                 self._sync_client(),
                 "POST",
-                self.url,
+                self._request_url(),
                 json=body,
                 headers=self._headers(),
                 retry=self.retry,
@@ -228,7 +251,7 @@ class OpenAICompatibleLLM(BaseLLM):
             response = await arequest(
                 self._async_client(),
                 "POST",
-                self.url,
+                self._request_url(),
                 json=body,
                 headers=self._headers(),
                 retry=self.retry,

@@ -13,7 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
-from ..redaction import redact, redact_exception
+from .._plugins import describe, is_signal
+from ..redaction import redact
 
 
 @runtime_checkable
@@ -80,9 +81,9 @@ async def safe_rerank(
         raw = await asyncio.wait_for(reranker.arerank(query, documents), timeout=timeout_s)
     except TimeoutError:
         return RerankOutcome(None, f"timeout after {timeout_s:g}s")
-    except asyncio.CancelledError:
-        raise
-    except Exception as exc:  # any reranker fault must fall back
-        return RerankOutcome(None, f"error: {redact_exception(exc)}"[:500])
+    except BaseException as exc:  # any reranker fault falls back (not a Ctrl-C, a cancel)
+        if is_signal(exc):
+            raise
+        return RerankOutcome(None, f"error: {describe(exc)}"[:500])
     scores, reason = validate_scores(raw, len(documents))
     return RerankOutcome(scores, None if reason is None else redact(reason))

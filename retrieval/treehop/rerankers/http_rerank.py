@@ -224,8 +224,12 @@ class HTTPReranker(BaseReranker):
         check_positive("max_chars", max_chars)
         check_positive("max_query_chars", max_query_chars)
         check_positive("max_batch", max_batch, allow_none=True)
-        self.base_url = base_url.rstrip("/")
-        self.url = endpoint(self.base_url, path)
+        # The URL as given (its credentials included) is used for the requests only, kept
+        # as a SecretStr as the key is; ``base_url`` / ``url`` show it with a password
+        # masked (helper leftovers63: they held it plain, where the repr masked it).
+        self._url_sent = SecretStr(endpoint(base_url.rstrip("/"), path))
+        self.base_url = redact_url(base_url.rstrip("/"))
+        self.url = redact_url(self._url_sent.get_secret_value())
         self.model = model
         self.flavor: Flavor = flavor
         self._api_key = resolve_secret(api_key, api_key_env, error=RerankError)
@@ -239,12 +243,12 @@ class HTTPReranker(BaseReranker):
         self._client = client
         self._async_client = async_client
         self._own_client: httpx.Client | None = None
-        self.name = f"http-rerank:{flavor}:{model or redact_url(self.base_url)}"
+        self.name = f"http-rerank:{flavor}:{model or self.base_url}"
 
     def __repr__(self) -> str:
         key = "'**********'" if self._api_key is not None else "None"
         return (
-            f"HTTPReranker(base_url={redact_url(self.base_url)!r}, flavor={self.flavor!r}, "
+            f"HTTPReranker(base_url={self.base_url!r}, flavor={self.flavor!r}, "
             f"model={self.model!r}, api_key={key}, max_batch={self.max_batch!r})"
         )
 
@@ -309,7 +313,7 @@ class HTTPReranker(BaseReranker):
             response = request(
                 client,
                 "POST",
-                self.url,
+                self._url_sent.get_secret_value(),
                 json=self._payload(query, documents),
                 headers=self._headers(),
                 retry=self.retry,
@@ -346,7 +350,7 @@ class HTTPReranker(BaseReranker):
             response = await arequest(
                 client,
                 "POST",
-                self.url,
+                self._url_sent.get_secret_value(),
                 json=self._payload(query, documents),
                 headers=self._headers(),
                 retry=self.retry,

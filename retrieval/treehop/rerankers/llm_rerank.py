@@ -22,9 +22,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .._http import check_deadline, deadline_scope, truncate
+from .._plugins import describe, is_signal
 from ..errors import RerankError
 from ..llm.base import LLM, ChatMessage
-from ..redaction import redact, redact_exception
+from ..redaction import redact
 from .base import BaseReranker
 
 MAX_GRADE = 10.0
@@ -227,10 +228,12 @@ class LLMReranker(BaseReranker):
                     raise self._deadline_error()
                 try:
                     answer = self.llm.complete(messages, json_mode=True)
-                except Exception as exc:
+                except BaseException as exc:
+                    if is_signal(exc):
+                        raise
                     if end is not None and time.monotonic() >= end:
                         raise self._deadline_error() from None
-                    raise RerankError(f"LLM call failed: {redact_exception(exc)}") from None
+                    raise RerankError(f"LLM call failed: {describe(exc)}") from None
                 scores.extend(parse_scores(answer, size))
         return scores
 
@@ -242,8 +245,10 @@ class LLMReranker(BaseReranker):
             async with gate:
                 try:
                     answer = await self.llm.acomplete(messages, json_mode=True)
-                except Exception as exc:
-                    raise RerankError(f"LLM call failed: {redact_exception(exc)}") from None
+                except BaseException as exc:
+                    if is_signal(exc):
+                        raise
+                    raise RerankError(f"LLM call failed: {describe(exc)}") from None
             return parse_scores(answer, size)
 
         batches = self._batches(query, documents)

@@ -81,7 +81,8 @@ _BYTES_VERSION: Final = 2
 
 
 class TaggerError(TreehopError, ValueError):
-    """A tagger parameter or input is invalid."""
+    """A tagger parameter or input is invalid, or a caller's tagger raised (its ``tag_nodes``
+    or ``refit``; the message names what it raised, see :mod:`treehop._plugins`)."""
 
 
 class TaggerNotFittedError(TreehopError, RuntimeError):

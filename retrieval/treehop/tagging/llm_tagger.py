@@ -32,6 +32,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .. import tags as tagmod
+from .._plugins import describe, is_signal
 from ..errors import InvalidTagError, TreehopError
 from ..llm.base import LLM, ChatMessage
 from ..models import Node
@@ -193,10 +194,12 @@ class LLMTagger:
             self._fallback(f"no answer within {timeout_s:.1f} s")
             return None
         except TreehopError as exc:
-            self._fallback(f"{type(exc).__name__}: {exc}")
+            self._fallback(describe(exc))
             return None
-        except Exception as exc:  # a custom LLM's own failure must not lose the nodes
-            self._fallback(f"{type(exc).__name__} from the model client")
+        except BaseException as exc:  # a custom LLM's own failure must not lose the nodes
+            if is_signal(exc):
+                raise
+            self._fallback(f"{type(exc).__name__[:100]} from the model client")
             return None
         finally:
             pool.shutdown(wait=False, cancel_futures=True)

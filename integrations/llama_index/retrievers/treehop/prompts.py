@@ -17,6 +17,7 @@ from llama_index.core.prompts.utils import SafeFormatter
 
 from treehop.errors import InvalidQueryError
 from treehop.intent_analysis import PROMPT_PLACEHOLDERS
+from treehop.redaction import listed
 
 INTENT_PROMPT_KEY = "intent_analysis"
 _VAR = re.compile(r"\{([a-zA-Z_][a-zA-Z0-9_]*)\}")
@@ -48,7 +49,7 @@ def from_llama_template(template: str, partials: dict[str, object] | None = None
     unknown = names - PROMPT_PLACEHOLDERS - set(partials)
     if unknown:
         raise InvalidQueryError(
-            f"intent prompt uses unknown variables {sorted(unknown)}; "
+            f"intent prompt uses unknown variables [{listed(unknown)}]; "
             f"known: {sorted(PROMPT_PLACEHOLDERS)}"
         )
     escaped = template.replace("$", "$$")

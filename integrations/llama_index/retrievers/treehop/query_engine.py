@@ -20,6 +20,7 @@ from llama_index.core.prompts.mixin import PromptMixinType
 from llama_index.core.query_engine import RetrieverQueryEngine
 
 from treehop.integration_kit import RetrieverClient
+from treehop.redaction import listed
 
 from .base import TreehopRetriever
 
@@ -46,7 +47,8 @@ class TreehopQueryEngine(RetrieverQueryEngine):
         unknown = sorted(k for k in kwargs if k not in _FROM_ARGS_PARAMS)
         if unknown:
             raise TypeError(
-                f"TreehopQueryEngine.from_args() got unexpected keyword argument(s) {unknown}; "
+                "TreehopQueryEngine.from_args() got unexpected keyword argument(s) "
+                f"[{listed(unknown)}]; "
                 "retriever options (similarity_top_k, filters, ...) belong to "
                 "TreehopRetriever or TreehopQueryEngine.from_client"
             )

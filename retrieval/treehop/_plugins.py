@@ -1,0 +1,97 @@
+"""What a caller's plug-in raised, told apart and described for one of treehop's errors.
+
+A caller hands treehop objects of its own: a tagger, an embedder, a reranker, a chat model,
+a summarizer, a token counter, a progress callback. Each raises whatever its code raises --
+``ValueError``, ``KeyError``, a library's error, even a ``BaseException`` subclass of its own
+(a framework's "abort" signal). The project's rule is that only
+:class:`~treehop.errors.TreehopError` subclasses leave the library, so every call site of a
+plug-in either falls back (reranker, intent planner, session summary, memory extractor, LLM
+tagger: the documented behaviour) or raises a typed error built here.
+
+Why ``BaseException`` and not ``Exception``: the sites caught ``Exception`` only, so a plug-in's
+``class Abort(BaseException)`` left ``add_resource`` or ``search`` raw (helper leftovers63).
+What passes through untouched (:func:`passes`): treehop's own errors (already typed, raised by
+a plug-in that wraps treehop), and the signals the interpreter and asyncio give meaning to --
+``KeyboardInterrupt``, ``SystemExit``, ``GeneratorExit`` and ``asyncio.CancelledError``:
+turning those into an ordinary error would stop a Ctrl-C, an exit or a cancellation.
+
+Why the original is not chained as ``__cause__`` (``raise ... from None``): its text and its
+own chain are printed whole by every logged traceback, and a client library's error may carry
+a URL or header with a key (the embedder guard's rule, :mod:`treehop.embedders.guarded`). The
+typed error names the original's type and its message, cut and redacted; the original is
+still reachable as ``__context__`` for a debugger (``__suppress_context__`` keeps it out of
+printed tracebacks).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from .errors import IngestError, TreehopError
+from .redaction import redact
+
+SIGNALS: tuple[type[BaseException], ...] = (
+    KeyboardInterrupt,
+    SystemExit,
+    GeneratorExit,
+    asyncio.CancelledError,
+)
+"""What no fallback swallows: a plug-in whose failure is a fallback (a reranker, the intent
+planner) still lets these through."""
+PASS_THROUGH: tuple[type[BaseException], ...] = (TreehopError, *SIGNALS)
+"""Raised by a plug-in, these leave treehop as they are (see the module's text)."""
+_T = TypeVar("_T")
+
+READ_CHARS = 2000
+"""At most this many characters of a plug-in's message are read (and redacted): a message of
+a megabyte is cut before the linear redaction passes run over it."""
+SHOWN_CHARS = 500
+"""At most this many characters of a typed error's message (the fallback reasons' bound)."""
+
+
+def passes(exc: BaseException) -> bool:
+    """Whether ``exc``, raised by a plug-in, leaves treehop as it is."""
+    return isinstance(exc, PASS_THROUGH)
+
+
+def is_signal(exc: BaseException) -> bool:
+    """Whether ``exc`` is one of :data:`SIGNALS` (a fallback must not swallow it)."""
+    return isinstance(exc, SIGNALS)
+
+
+def describe(exc: BaseException) -> str:
+    """``"TypeName: message"`` of a plug-in's exception: read at most :data:`READ_CHARS`
+    characters of it (a ``__str__`` that itself fails reads as ``<unprintable>``), redacted,
+    at most :data:`SHOWN_CHARS` characters."""
+    try:
+        text = str(exc)[:READ_CHARS]
+    except Exception:
+        text = "<unprintable>"
+    name = type(exc).__name__[:100]
+    return redact(f"{name}: {text}" if text else name)[:SHOWN_CHARS]
+
+
+def failed(what: str, exc: BaseException) -> str:
+    """The message of a typed error for a plug-in that raised: ``what`` (who failed) and
+    :func:`describe`'s text, at most :data:`SHOWN_CHARS` characters."""
+    return f"{what} failed: {describe(exc)}"[:SHOWN_CHARS]
+
+
+def call(what: str, error: Callable[[str], TreehopError], fn: Callable[..., _T], *args: Any) -> _T:
+    """``fn(*args)``, a plug-in's method: what it raises leaves as ``error`` (a typed error
+    class) with :func:`failed`'s message, unless it :func:`passes`."""
+    try:
+        return fn(*args)
+    except BaseException as exc:
+        if passes(exc):
+            raise
+        raise error(failed(what, exc)) from None
+
+
+def report(progress: Callable[[str, int, int], object], stage: str, done: int, total: int) -> None:
+    """Call a caller's ``progress(stage, done, total)`` callback: what it raises leaves as
+    :class:`~treehop.errors.IngestError` (the write it interrupts is rolled back as for any
+    failure: a directory ingest keeps its committed batches), unless it :func:`passes`."""
+    call("the progress callback", IngestError, progress, stage, done, total)
