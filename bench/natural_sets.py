@@ -10071,7 +10071,9 @@ SYSSTAT_MAN = (
 SYSSTAT_MAX_PAGE_CHARS = 150_000
 """A note or man page over this stays out and is named (the value the other sets use, not
 chosen for this set)."""
-_SYSSTAT_QUESTION = re.compile(r"^(\d+\.\d+)\.(?:<a\s+name=\"[^\"]*\"\s*>\s*</a>)?[ \t]*(.*)$")
+_SYSSTAT_QUESTION = re.compile(
+    r"^(\d+\.\d+)\.(?:<a\s+name=\"[^\"]*\"\s*>\s*</a>[ \t]*|[ \t]+)(\S.*)$"
+)
 _SYSSTAT_LISTED = re.compile(r"^\[\d+\.\d+\.?\]\(#[^)]*\)")
 _SYSSTAT_ANSWER = re.compile(r"^A:[ \t]*")
 _SYSSTAT_RULE = re.compile(r"^-{3,}[ \t]*$")
@@ -10105,16 +10107,16 @@ def split_sysstat_faq(text: str) -> tuple[str, list[tuple[str, str, str]]]:
 
     The contents' link lines (``[1.1.](#1_1) ...``: each a question again) leave the page;
     its group titles stay. A question is a column-0 line ``N.M.<a name="..."></a> <text>``
-    outside a fenced block and every line after it up to its ``A:`` line (a question
-    wrapped, or the message or output it quotes in a fenced block: without it six entries
-    would all read "The sar command complains with the following message:"), read by
+    (or ``N.M. <text>``; a wrapped line that only opens with a version, "2.6.25 and later.",
+    is not one) outside a fenced block and every line after it up to its ``A:`` line (a
+    question wrapped, or the message or output it quotes in a fenced block: without it six
+    entries would all read "The sar command complains with the following message:"), read by
     :func:`sysstat_question`; it leaves the page. Its id is its number (``2.12``, a repeat
     ``-2``); its answer the text after the ``A:`` label up to the next rule ``---``, group
     heading ``### ...`` or question outside a fenced block. An entry that reaches one of
     those before an ``A:`` line asks nothing and its text stays. The rules leave the page;
     the title, the group headings and the author's line after the last rule stay, in no
-    answer; the ``<a name>`` anchors are dropped everywhere. Each line is read once:
-    linear."""
+    answer; the ``<a name>`` anchors are dropped everywhere. Each line is read once: linear."""
     page: list[str] = []
     qa: list[tuple[str, str, str]] = []
     seen: dict[str, int] = {}
