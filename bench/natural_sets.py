@@ -10295,11 +10295,12 @@ def split_pure_ftpd_faq(text: str) -> tuple[str, list[tuple[str, str, str]]]:
     line), read by :func:`pure_ftpd_question`; it leaves the page. A column-0 paragraph
     opening ``* `` is the entry's title when the next non-blank line opens a ``->``
     question: it leaves the page (the title and any line under it, "(submitted by ...)"),
-    and it starts a new entry; otherwise it is the text it stands in (a list in an
-    answer). Ids are the entries' numbers (the count of titles), a second question in one
-    entry ``-2``. The answer is the text after the question up to the next question or
-    title, or the end. The page's title and rule before the first entry stay, in no answer.
-    Each line is read once (a held paragraph is written out once): linear."""
+    and it starts a new entry; otherwise it is the text it stands in (a list in an answer).
+    Ids are the entries' numbers (the count of titles), a second question in one entry
+    ``-2`` (by its place: an unanswered first one counts). The answer is the text after the
+    question up to the next question or title, or the end. The page's title and rule before
+    the first entry stay, in no answer. Each line is read once (a held paragraph is written
+    out once): linear."""
     page: list[str] = []
     qa: list[tuple[str, str, str]] = []
     seen: dict[str, int] = {}
@@ -10318,7 +10319,7 @@ def split_pure_ftpd_faq(text: str) -> tuple[str, list[tuple[str, str, str]]]:
         nonlocal question
         body = re.sub(r"\n{3,}", "\n\n", "\n".join(answer)).strip()
         if question and body:
-            qa.append((_repeat_id(seen, label), question, body))
+            qa.append((label, question, body))
         page.extend(["", body, ""])
         question = None
         answer.clear()
@@ -10344,7 +10345,7 @@ def split_pure_ftpd_faq(text: str) -> tuple[str, list[tuple[str, str, str]]]:
                 held.clear()  # the entry's title: out of the page
                 close()
                 number += 1
-                asking, label = [asked.group(1)], str(number)
+                asking, label = [asked.group(1)], _repeat_id(seen, str(number))
                 continue
             for kept in held:
                 put(kept)  # a list item in an answer, or text: where it stands
@@ -10354,7 +10355,7 @@ def split_pure_ftpd_faq(text: str) -> tuple[str, list[tuple[str, str, str]]]:
             continue
         if asked:
             close()  # a second question in the same entry
-            asking, label = [asked.group(1)], str(number)
+            asking, label = [asked.group(1)], _repeat_id(seen, str(number))
             continue
         put(line)
     if asking is not None:
