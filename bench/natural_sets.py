@@ -10109,7 +10109,7 @@ def split_sysstat_faq(text: str) -> tuple[str, list[tuple[str, str, str]]]:
     its group titles stay. A question is a column-0 line ``N.M.<a name="..."></a> <text>``
     (or ``N.M. <text>``; a wrapped line that only opens with a version, "2.6.25 and later.",
     is not one) outside a fenced block and every line after it up to its ``A:`` line (a
-    question wrapped, or the message or output it quotes in a fenced block: without it six
+    question wrapped, or the message or output it quotes in a fenced block: without it five
     entries would all read "The sar command complains with the following message:"), read by
     :func:`sysstat_question`; it leaves the page. Its id is its number (``2.12``, a repeat
     ``-2``); its answer the text after the ``A:`` label up to the next rule ``---``, group
