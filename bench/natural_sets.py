@@ -332,6 +332,15 @@ change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py
   HTML, ~75 ``Q:`` / ``A:`` entries under anchors): every question and the contents list
   deleted (:func:`split_httrack_faq`), beside every other page of ``html/``. Built in stop
   62 and measured once: an untuned check (helper heldout56).
+* ``sysstat-faq``: sysstat's FAQ (Debian ``sysstat``, ``FAQ.md.gz``: Markdown, ~39 numbered
+  entries, most users' problem reports quoting a message, ``A:`` answers): every question,
+  its quoted message included, and the contents' list of them deleted
+  (:func:`split_sysstat_faq`), beside the READMEs, example notes and man pages. Built in
+  stop 63 and measured once: an untuned check (helper heldout58).
+* ``pure-ftpd-faq``: Pure-FTPd's FAQ (Debian ``pure-ftpd-common``, ``FAQ.gz``: plain text,
+  ~42 ``* title`` entries over users' ``->`` questions): every question and entry title
+  deleted (:func:`split_pure_ftpd_faq`), beside the READMEs, sample configurations and man
+  pages. Built in stop 63 and measured once: an untuned check (helper heldout58).
 * ``cranfield``: Cranfield's 225 queries over the 1,400 abstracts clustered into a topic tree
   (``datasets.build_cranfield_tree``), read in place from ``shared/data/cranfield``; the qrel
   is each relevant abstract's text with its graded gain.
@@ -424,6 +433,8 @@ HELD_OUT_SETS = (
     "docutils-faq",
     "rdiff-backup-faq",
     "httrack-faq",
+    "sysstat-faq",
+    "pure-ftpd-faq",
 )
 """Natural-question sets that no screening script reads by default (``--sets`` names them):
 measured once per change as an untuned check of whether a method chosen on the sets above
@@ -10014,6 +10025,384 @@ def docutils_faq_set() -> NaturalSet:
     )
 
 
+# --------------------------------------------------------------------------------------
+# A Markdown FAQ of numbered questions, "A:" answers, rules between entries (sysstat)
+# --------------------------------------------------------------------------------------
+
+SYSSTAT_PACKAGE = "sysstat"
+SYSSTAT_DOC = "usr/share/doc/sysstat"
+SYSSTAT_FAQ = "FAQ.md.gz"
+"""sysstat's FAQ as its author keeps it (Sebastien Godard, ``FAQ.md`` in the source,
+``/usr/share/doc/sysstat/FAQ.md.gz``, Markdown): a title, a table of contents (group titles
+``**[1. General questions](#general)**`` over one link line per question, ``[1.1.](#1_1)
+When I compile sysstat, it fails ...``: every question again, some shortened), a rule
+``---``, then ``### N. Group`` headings over ~39 entries ``1.1.<a name="1_1"></a> <question>``
+(asked or reported, most users' problem reports: "The sar command complains with the
+following message:" over the message in a fenced block, some wrapped over a second line)
+each followed by ``A: <answer>`` (paragraphs, fenced commands and outputs) and a rule; after
+the last rule the author's line."""
+SYSSTAT_TEXTS = (
+    "README.md.gz",
+    "README.Debian",
+    "examples/README.irqstat",
+    "examples/crontab",
+)
+"""The package's README (what sysstat is, its tools, installing), Debian's README (the
+disabled cron job, ``/var/log/sysstat``) and the two example notes (the crontab the answers
+talk about, the irqstat note): in, as text. Left out: ``CREDITS`` (names), ``NEWS.Debian``,
+the changelogs, the copyright, ``xml/`` (the DTD and XML schema of sadf's output),
+``images/`` and the example programs (``irqstat``, ``irqtop``, ``sargraph``,
+``sargraph2``: code)."""
+SYSSTAT_MAN = (
+    "usr/share/man/man1/sar.sysstat.1.gz",
+    "usr/share/man/man1/sadf.1.gz",
+    "usr/share/man/man1/iostat.1.gz",
+    "usr/share/man/man1/mpstat.1.gz",
+    "usr/share/man/man1/pidstat.1.gz",
+    "usr/share/man/man1/cifsiostat.1.gz",
+    "usr/share/man/man1/tapestat.1.gz",
+    "usr/share/man/man5/sysstat.5.gz",
+    "usr/share/man/man8/sadc.8.gz",
+    "usr/share/man/man8/sa1.8.gz",
+    "usr/share/man/man8/sa2.8.gz",
+)
+"""The package's man pages (every tool the answers name; Debian installs sar's as
+``sar.sysstat``): in under ``man/``."""
+SYSSTAT_MAX_PAGE_CHARS = 150_000
+"""A note or man page over this stays out and is named (the value the other sets use, not
+chosen for this set)."""
+_SYSSTAT_QUESTION = re.compile(
+    r"^(\d+\.\d+)\.(?:<a\s+name=\"[^\"]*\"\s*>\s*</a>[ \t]*|[ \t]+)(\S.*)$"
+)
+_SYSSTAT_LISTED = re.compile(r"^\[\d+\.\d+\.?\]\(#[^)]*\)")
+_SYSSTAT_ANSWER = re.compile(r"^A:[ \t]*")
+_SYSSTAT_RULE = re.compile(r"^-{3,}[ \t]*$")
+_SYSSTAT_GROUP = re.compile(r"^#{1,6}[ \t]")
+_SYSSTAT_FENCE = re.compile(r"^[ \t]*```")
+_SYSSTAT_ANCHOR = re.compile(r"<a\s+name=\"[^\"]*\"\s*>\s*</a>")
+_MD_EMPHASIS = re.compile(r"(?<!\w)_([^_\s][^_]*)_(?!\w)")
+
+
+def sysstat_question(lines: Sequence[str]) -> str:
+    """An entry's question as a reader sees it: its lines joined, spaces folded; in its
+    running text code backticks and ``**`` removed and ``_emphasis_`` read as its word; the
+    message or output it quotes in a fenced block kept as written (``make: ***[locales]
+    Error 127``), the fence markers not."""
+    words: list[str] = []
+    fenced = False
+    for line in lines:
+        if _SYSSTAT_FENCE.match(line):
+            fenced = not fenced
+        elif fenced:
+            words.append(line)
+        else:
+            words.append(_MD_EMPHASIS.sub(r"\1", line.replace("`", "").replace("**", "")))
+    return _norm(" ".join(words))
+
+
+def split_sysstat_faq(text: str) -> tuple[str, list[tuple[str, str, str]]]:
+    """sysstat's ``FAQ.md`` (Markdown, ``N.M.`` questions, ``A:`` answers) -> (the FAQ as
+    one Markdown page without its questions, [(number, question, answer)]), in one pass over
+    the lines.
+
+    The contents' link lines (``[1.1.](#1_1) ...``: each a question again) leave the page;
+    its group titles stay. A question is a column-0 line ``N.M.<a name="..."></a> <text>``
+    (or ``N.M. <text>``; a wrapped line that only opens with a version, "2.6.25 and later.",
+    is not one) outside a fenced block and every line after it up to its ``A:`` line (a
+    question wrapped, or the message or output it quotes in a fenced block: without it five
+    entries would all read "The sar command complains with the following message:"), read by
+    :func:`sysstat_question`; it leaves the page. Its id is its number (``2.12``, a repeat
+    ``-2``); its answer the text after the ``A:`` label up to the next rule ``---``, group
+    heading ``### ...`` or question outside a fenced block. An entry that reaches one of
+    those before an ``A:`` line asks nothing and its text stays. The rules leave the page;
+    the title, the group headings and the author's line after the last rule stay, in no
+    answer; the ``<a name>`` anchors are dropped everywhere. Each line is read once: linear."""
+    page: list[str] = []
+    qa: list[tuple[str, str, str]] = []
+    seen: dict[str, int] = {}
+    asking: list[str] | None = None  # the open question's lines, up to its A: line
+    label = ""
+    question: str | None = None  # the question whose answer is read
+    answer: list[str] = []
+    fenced = False
+
+    def close() -> None:
+        """End the open entry: asked when it reached its ``A:`` line and has an answer;
+        a question that never did stays in the page as text."""
+        nonlocal asking, question
+        if asking is not None:
+            page.extend(["", *asking, ""])
+            asking = None
+        body = re.sub(r"\n{3,}", "\n\n", "\n".join(answer)).strip()
+        if question and body:
+            qa.append((_repeat_id(seen, label), question, body))
+        page.extend(["", body, ""])
+        question = None
+        answer.clear()
+
+    for raw in text.split("\n"):
+        line = _SYSSTAT_ANCHOR.sub("", raw.rstrip())
+        if not fenced:
+            q = _SYSSTAT_QUESTION.match(raw.rstrip())
+            if q:
+                close()
+                asking, label = [q.group(2)], q.group(1)
+                continue
+            if _SYSSTAT_RULE.match(line) or _SYSSTAT_GROUP.match(line):
+                close()
+                if _SYSSTAT_GROUP.match(line):
+                    page.append(line)  # a group heading: kept, in no answer
+                continue
+            if asking is not None:
+                a = _SYSSTAT_ANSWER.match(line)
+                if a:
+                    question, asking = sysstat_question(asking), None
+                    answer.append(line[a.end() :])
+                    continue
+            if question is None and asking is None and _SYSSTAT_LISTED.match(line):
+                continue  # a contents line: the question again
+        if _SYSSTAT_FENCE.match(line):
+            fenced = not fenced
+        if asking is not None:
+            asking.append(line)
+        elif question is not None:
+            answer.append(line)
+        else:
+            page.append(line)
+    close()
+    return _joined_parts(["\n".join(page)]), qa
+
+
+def sysstat_faq_set() -> NaturalSet:
+    """sysstat's FAQ (Debian ``sysstat``, ``FAQ.md.gz``: Markdown, ~39 numbered entries,
+    most users' problem reports, "2.18. How can I keep sar data for more than one month?",
+    "3.1. I can't see all my disks when I use the iostat command...") as one page
+    ``FAQ.md`` with every question and the contents' list of them deleted
+    (:func:`split_sysstat_faq`), beside the READMEs and example notes
+    (:data:`SYSSTAT_TEXTS`) and the man pages (:data:`SYSSTAT_MAN`), each up to
+    :data:`SYSSTAT_MAX_PAGE_CHARS`. Ids are the author's numbers (``sysstat-faq:2.18``).
+    Entries whose answer is under :data:`MIN_ANSWER_WORDS` words are left out and named.
+    Built in stop 63 and measured once, with no change to the retriever: an untuned check
+    (helper heldout58)."""
+    root, doc, faq_path = _packaged_doc(SYSSTAT_PACKAGE, SYSSTAT_DOC, SYSSTAT_FAQ)
+    text, qa = split_sysstat_faq(_doc_text(faq_path, "utf-8"))
+    files = {"FAQ.md": text}
+    asked = _faq_questions("sysstat-faq", qa, "FAQ.md")
+    kept = _add_notes(files, doc, SYSSTAT_TEXTS)
+    kept += [f"man/{m}.md" for m in _add_man_pages(files, root, SYSSTAT_MAN)]
+    kept, too_long = _drop_too_long(files, kept, SYSSTAT_MAX_PAGE_CHARS)
+    return _judged_package_set(
+        "sysstat-faq",
+        root,
+        files,
+        asked,
+        lambda version, unjudged: (
+            f"sysstat FAQ from {SYSSTAT_PACKAGE} {version} (FAQ.md.gz, Markdown, one page; "
+            f"its {len(qa)} answered N.M. questions, quoted messages included, and the "
+            f"contents' list of them deleted) + the READMEs, example notes and man pages "
+            f"({len(kept)} files; left out, over {SYSSTAT_MAX_PAGE_CHARS} chars: "
+            f"{', '.join(too_long) or 'none'}); CREDITS, NEWS.Debian, changelogs, copyright, "
+            "xml/, images/ and the example programs out; answer = the text after A: up to "
+            f"the next rule, heading or question; left out, answer under {MIN_ANSWER_WORDS} "
+            f"words: {' | '.join(unjudged) or 'none'}"
+        ),
+    )
+
+
+# --------------------------------------------------------------------------------------
+# A plain-text FAQ of "* title" entries over users' "->" questions (Pure-FTPd)
+# --------------------------------------------------------------------------------------
+
+PUREFTPD_PACKAGE = "pure-ftpd-common"
+PUREFTPD_DOC = "usr/share/doc/pure-ftpd"
+PUREFTPD_COMMON_DOC = "usr/share/doc/pure-ftpd-common"
+PUREFTPD_FAQ = "FAQ.gz"
+"""Pure-FTPd's FAQ as its author kept it (Frank Denis, ``FAQ`` in the source; Debian's
+``pure-ftpd-common``, ``/usr/share/doc/pure-ftpd/FAQ.gz``, plain text): a centred title over
+a rule, then ~42 entries, each a column-0 title line ``* <topic>`` (the editor's label,
+"* Firewalling", "* Upgrading.", some a question, one with a "(submitted by ...)" line
+under it) over a paragraph opening ``-> `` that quotes the user's question or problem, some
+signed ("... as with Wu-FTPd ? (Sven Goldt)"), then the answer's paragraphs, scripts and
+commands; one entry holds a second ``->`` question with its own answer. Column-0 ``* ``
+lines inside an answer ("* Linux : mount --bind ...") are a list, not a title."""
+PUREFTPD_TEXTS = (
+    "README.gz",
+    "README.Authentication-Modules.gz",
+    "README.Configuration-File",
+    "README.LDAP.gz",
+    "README.MySQL.gz",
+    "README.PGSQL.gz",
+    "README.TLS.gz",
+    "README.Virtual-Users.gz",
+    "README.Debian",
+)
+"""The package's READMEs (the main README: every switch, chroot, virtual users, quotas,
+...; the authentication modules, LDAP, MySQL, PostgreSQL, TLS, virtual users) and Debian's
+README (the wrapper and its one-file-per-option configuration), read from
+``/usr/share/doc/pure-ftpd-common`` (``/usr/share/doc/pure-ftpd`` holds the same topical
+READMEs again: read once). Left out: ``AUTHORS``, ``THANKS`` and ``README.Donations``
+(names), ``HISTORY`` (the project's history), ``NEWS.Debian``, the changelogs, the copyright
+and ``pureftpd.schema`` (an LDAP schema)."""
+PUREFTPD_SAMPLES = (
+    "README.MacOS-X",
+    "pure-ftpd.conf.gz",
+    "pureftpd-ldap.conf",
+    "pureftpd-mysql.conf",
+    "pureftpd-pgsql.conf",
+)
+"""Beside the FAQ in ``/usr/share/doc/pure-ftpd``: the macOS note and the sample
+configuration files, every setting commented (the configuration file's, LDAP's, MySQL's,
+PostgreSQL's): in, as text."""
+PUREFTPD_MAN = (
+    "usr/share/man/man8/pure-ftpd.8.gz",
+    "usr/share/man/man8/pure-ftpd-wrapper.8.gz",
+    "usr/share/man/man8/pure-ftpd-control.8.gz",
+    "usr/share/man/man8/pure-pw.8.gz",
+    "usr/share/man/man8/pure-pwconvert.8.gz",
+    "usr/share/man/man8/pure-ftpwho.8.gz",
+    "usr/share/man/man8/pure-uploadscript.8.gz",
+    "usr/share/man/man8/pure-statsdecode.8.gz",
+    "usr/share/man/man8/pure-quotacheck.8.gz",
+    "usr/share/man/man8/pure-mrtginfo.8.gz",
+    "usr/share/man/man8/pure-authd.8.gz",
+    "usr/share/man/man8/pure-certd.8.gz",
+)
+"""The package's man pages (the server, Debian's wrapper and control script, every helper
+program): in under ``man/``."""
+PUREFTPD_MAX_PAGE_CHARS = 150_000
+"""A note or man page over this stays out and is named (the value the other sets use, not
+chosen for this set)."""
+_PUREFTPD_TITLE = re.compile(r"^\*[ \t]+\S")
+_PUREFTPD_ASKED = re.compile(r"^->[ \t]*(.*)$")
+_PUREFTPD_ASKER = re.compile(r"([.?!])[ \t]*\([^()]{1,40}\)[ \t.]*$")
+
+
+def pure_ftpd_question(lines: Sequence[str]) -> str:
+    """A ``->`` paragraph as the question: its lines joined, spaces folded, and the asker's
+    name signed in parentheses after its last sentence ("... like useradd ftp-user
+    ftp-password -m) ? (at1ce) .") dropped; a parenthesis that is part of the sentence
+    ("... all connection data (including passwords) .") stays."""
+    text = _norm(" ".join(lines))
+    return _PUREFTPD_ASKER.sub(r"\1", text).strip()
+
+
+def split_pure_ftpd_faq(text: str) -> tuple[str, list[tuple[str, str, str]]]:
+    """Pure-FTPd's ``FAQ`` (plain text, ``* title`` entries over ``->`` questions) -> (the
+    FAQ as one plain-text page without its questions or titles, [(id, question, answer)]),
+    in one pass over the lines.
+
+    A question is a column-0 paragraph opening ``->`` (the lines after it up to a blank
+    line), read by :func:`pure_ftpd_question`; it leaves the page. A column-0 paragraph
+    opening ``* `` is the entry's title when the next non-blank line opens a ``->``
+    question: it leaves the page (the title and any line under it, "(submitted by ...)"),
+    and it starts a new entry; otherwise it is the text it stands in (a list in an answer).
+    Ids are the entries' numbers (the count of titles), a second question in one entry
+    ``-2`` (by its place: an unanswered first one counts). The answer is the text after the
+    question up to the next question or title, or the end. The page's title and rule before
+    the first entry stay, in no answer. Each line is read once (a held paragraph is written
+    out once): linear."""
+    page: list[str] = []
+    qa: list[tuple[str, str, str]] = []
+    seen: dict[str, int] = {}
+    number = 0
+    asking: list[str] | None = None  # the open "->" paragraph's lines
+    label = ""
+    question: str | None = None  # the question whose answer is read
+    answer: list[str] = []
+    held: list[str] = []  # a "* " paragraph (and blank lines after it) not yet placed
+    reading_held = False  # still inside the held paragraph
+
+    def put(line: str) -> None:
+        (answer if question is not None else page).append(line)
+
+    def close() -> None:
+        nonlocal question
+        body = re.sub(r"\n{3,}", "\n\n", "\n".join(answer)).strip()
+        if question and body:
+            qa.append((label, question, body))
+        page.extend(["", body, ""])
+        question = None
+        answer.clear()
+
+    for raw in text.split("\n"):
+        line = raw.rstrip()
+        if asking is not None:
+            if line:
+                asking.append(line)
+                continue
+            question, asking = pure_ftpd_question(asking), None
+            continue
+        asked = _PUREFTPD_ASKED.match(line)
+        if held:
+            if reading_held and line:
+                held.append(line)  # the title wrapped, or a line under it
+                continue
+            reading_held = False
+            if not line:
+                held.append(line)
+                continue
+            if asked:
+                held.clear()  # the entry's title: out of the page
+                close()
+                number += 1
+                asking, label = [asked.group(1)], _repeat_id(seen, str(number))
+                continue
+            for kept in held:
+                put(kept)  # a list item in an answer, or text: where it stands
+            held.clear()
+        if _PUREFTPD_TITLE.match(line):
+            held, reading_held = [line], True
+            continue
+        if asked:
+            close()  # a second question in the same entry
+            asking, label = [asked.group(1)], _repeat_id(seen, str(number))
+            continue
+        put(line)
+    if asking is not None:
+        question = pure_ftpd_question(asking)
+    for kept in held:
+        put(kept)
+    close()
+    return _joined_parts(["\n".join(page)]), qa
+
+
+def pure_ftpd_faq_set() -> NaturalSet:
+    """Pure-FTPd's FAQ (Debian ``pure-ftpd-common``, ``/usr/share/doc/pure-ftpd/FAQ.gz``:
+    ~42 entries whose ``->`` paragraphs quote users' questions, "My FTP server is behind a
+    firewall. What ports should I open?") as one plain-text page ``FAQ`` with every question
+    and entry title deleted (:func:`split_pure_ftpd_faq`), beside the READMEs
+    (:data:`PUREFTPD_TEXTS`), the sample configurations (:data:`PUREFTPD_SAMPLES`) and the
+    man pages (:data:`PUREFTPD_MAN`), each up to :data:`PUREFTPD_MAX_PAGE_CHARS`. Ids are
+    the entries' numbers (``pure-ftpd-faq:12``, a second question ``-2``). Entries whose
+    answer is under :data:`MIN_ANSWER_WORDS` words are left out and named. Built in stop
+    63 and measured once, with no change to the retriever: an untuned check (helper
+    heldout58)."""
+    root, doc, faq_path = _packaged_doc(PUREFTPD_PACKAGE, PUREFTPD_DOC, PUREFTPD_FAQ)
+    text, qa = split_pure_ftpd_faq(_doc_text(faq_path, "utf-8"))
+    files = {"FAQ": text}
+    asked = _faq_questions("pure-ftpd-faq", qa, "FAQ")
+    kept = _add_notes(files, root / PUREFTPD_COMMON_DOC, PUREFTPD_TEXTS)
+    kept += _add_notes(files, doc, PUREFTPD_SAMPLES)
+    kept += [f"man/{m}.md" for m in _add_man_pages(files, root, PUREFTPD_MAN)]
+    kept, too_long = _drop_too_long(files, kept, PUREFTPD_MAX_PAGE_CHARS)
+    return _judged_package_set(
+        "pure-ftpd-faq",
+        root,
+        files,
+        asked,
+        lambda version, unjudged: (
+            f"Pure-FTPd FAQ from {PUREFTPD_PACKAGE} {version} (FAQ.gz, plain text, one page; "
+            f"its {len(qa)} answered -> questions and the entries' * titles deleted) + the "
+            f"READMEs, sample configurations and man pages ({len(kept)} files; left out, "
+            f"over {PUREFTPD_MAX_PAGE_CHARS} chars: {', '.join(too_long) or 'none'}); "
+            "AUTHORS, THANKS, README.Donations, HISTORY, pureftpd.schema, NEWS.Debian, "
+            "changelogs and copyright out; answer = the text after a question up to the "
+            f"next question or title; left out, answer under {MIN_ANSWER_WORDS} words: "
+            f"{' | '.join(unjudged) or 'none'}"
+        ),
+    )
+
+
 BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "django-faq": lambda emb: django_faq_set(),
     "gitfaq": lambda emb: gitfaq_set(),
@@ -10078,6 +10467,8 @@ BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "docutils-faq": lambda emb: docutils_faq_set(),
     "rdiff-backup-faq": lambda emb: rdiff_backup_faq_set(),
     "httrack-faq": lambda emb: httrack_faq_set(),
+    "sysstat-faq": lambda emb: sysstat_faq_set(),
+    "pure-ftpd-faq": lambda emb: pure_ftpd_faq_set(),
     "cranfield": cranfield_set,
     "pytest-derived": lambda emb: pytest_derived_set(),
 }
