@@ -644,3 +644,19 @@ def test_a_directory_ingest_failing_after_a_commit_keeps_exactly_the_committed_c
         expected = _statistics(control)
     assert failed == expected
     assert retagged == expected
+
+
+def test_a_registered_key_given_as_a_numeric_option_is_echoed_masked() -> None:
+    """A value shown by a check's error (``validation.shown_value``) goes through the
+    redactor, as a name does (``shown_name``): an API key pasted into ``k`` or ``limit`` is
+    not echoed in the message (lead, stop 63)."""
+    from treehop.errors import InvalidQueryError
+    from treehop.redaction import register_secret
+    from treehop.validation import check_limit
+
+    key = "sk-lead63-" + "q7Zx" * 8
+    register_secret(key)
+    with pytest.raises(InvalidQueryError) as info:
+        check_limit(key)
+    assert key not in str(info.value) and key[:40] not in str(info.value)
+    assert "must be an integer" in str(info.value)

@@ -6,6 +6,7 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 
 from .errors import InvalidQueryError
+from .redaction import redact
 
 MAX_QUERY_CHARS = 8000
 _INVISIBLE = frozenset({"Cc", "Cf", "Cs", "Zs", "Zl", "Zp"})
@@ -138,7 +139,8 @@ def shown_value(value: object) -> str:
         text = repr(value)
     except Exception:  # (a caller's object whose repr raises)
         text = f"<{type(value).__name__}>"
-    return text if len(text) <= 100 else f"{text[:97]}..."
+    # (redacted: a key pasted into the wrong argument, ``k=api_key``, is echoed masked)
+    return redact(text if len(text) <= 100 else f"{text[:97]}...")
 
 
 def check_limit(limit: object, name: str = "limit") -> int:
