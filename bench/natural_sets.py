@@ -9925,7 +9925,8 @@ def split_mhonarc_faq(page_html: str) -> tuple[str, list[tuple[str, str, str]]]:
     beside the FAQ's icon when there is one: its text (tags removed without a space,
     entities read, spaces folded) is the question and leaves the page. Its answer is the
     text after it up to the next entry or, for the last, the page's footer (``<address>``:
-    the date and copyright, kept in the page, in no answer) (:func:`page_to_markdown`). Ids
+    the date and copyright, in no answer; :func:`page_to_markdown` drops an ``<address>``
+    from every page) (:func:`page_to_markdown`). Ids
     are the anchors' names (``resources``), ``Q`` without one, a repeat ``-2`` (two
     questions share ``parsedate``); an entry with no text under it asks nothing. A heading
     cannot cross a line: linear."""
