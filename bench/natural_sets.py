@@ -353,6 +353,7 @@ is matching the query against itself. Users' questions arrive without such a cop
 from __future__ import annotations
 
 import bisect
+import functools
 import gzip
 import hashlib
 import html
@@ -9942,6 +9943,12 @@ def split_mhonarc_faq(page_html: str) -> tuple[str, list[tuple[str, str, str]]]:
     return _joined_parts([intro, *answers, footer]), qa
 
 
+def _rel_md(prefix: str, name: str) -> str:
+    """A page's path in a set's corpus: ``prefix`` (its folder and ``/``, or nothing) and its
+    name with ``.md`` for ``.html``."""
+    return prefix + name.removesuffix(".html") + ".md"
+
+
 def mhonarc_faq_set() -> NaturalSet:
     """MHonArc's FAQ (Debian ``mhonarc``, ``faq/*.html``: ~90 ``<h3>`` questions in ten
     topic pages, "Why are attachments saved as a ".bin" files?") with every question and
@@ -9992,9 +9999,7 @@ def mhonarc_faq_set() -> NaturalSet:
             names,
             "latin-1",
             MHONARC_MAX_PAGE_CHARS,
-            rel=lambda name, folder=folder: (
-                (f"{folder}/" if folder else "") + name.removesuffix(".html") + ".md"
-            ),
+            rel=functools.partial(_rel_md, f"{folder}/" if folder else ""),
             to_markdown=mhonarc_page_markdown,
         )
         kept += more
