@@ -341,6 +341,16 @@ change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py
   ~42 ``* title`` entries over users' ``->`` questions): every question and entry title
   deleted (:func:`split_pure_ftpd_faq`), beside the READMEs, sample configurations and man
   pages. Built in stop 63 and measured once: an untuned check (helper heldout58).
+* ``asymptote-faq``: Asymptote's FAQ (Debian ``asymptote-doc``, ``faq/section1-9.html``:
+  bfnn HTML, ~80 ``<h2>`` entries, FFTW's shape): every question and each page's contents
+  list deleted (:func:`split_fftw_faq`), beside the Asymptote manual's texi2any pages (its
+  index and redirect pages out). Built in stop 63 and measured once: an untuned check
+  (helper heldout57).
+* ``mhonarc-faq``: MHonArc's FAQ (Debian ``mhonarc``, ``faq/*.html``: hand-written HTML,
+  ~90 ``<h3>`` questions in ten topic pages): every question and each page's contents list
+  deleted (:func:`split_mhonarc_faq`), beside the manual's pages, the resource reference,
+  the notes and man pages. Built in stop 63 and measured once: an untuned check (helper
+  heldout57).
 * ``cranfield``: Cranfield's 225 queries over the 1,400 abstracts clustered into a topic tree
   (``datasets.build_cranfield_tree``), read in place from ``shared/data/cranfield``; the qrel
   is each relevant abstract's text with its graded gain.
@@ -352,6 +362,7 @@ is matching the query against itself. Users' questions arrive without such a cop
 from __future__ import annotations
 
 import bisect
+import functools
 import gzip
 import hashlib
 import html
@@ -435,6 +446,8 @@ HELD_OUT_SETS = (
     "httrack-faq",
     "sysstat-faq",
     "pure-ftpd-faq",
+    "asymptote-faq",
+    "mhonarc-faq",
 )
 """Natural-question sets that no screening script reads by default (``--sets`` names them):
 measured once per change as an untuned check of whether a method chosen on the sets above
@@ -9768,6 +9781,265 @@ def httrack_faq_set() -> NaturalSet:
 
 
 # --------------------------------------------------------------------------------------
+# A multi-page bfnn FAQ beside a texi2any manual, as FFTW's (Asymptote)
+# --------------------------------------------------------------------------------------
+
+ASY_PACKAGE = "asymptote-doc"
+ASY_DOC = "usr/share/doc/asymptote"
+ASY_FAQ_DIR = "faq"
+ASY_FAQ_PAGE = re.compile(r"^section(\d+)\.html$")
+"""Asymptote's FAQ as its authors keep it (Andy Hammerlindl, Tom Prince, John Bowman;
+``doc/FAQ`` in the source, most entries users' questions from the forum and mailing list),
+built by bfnn into one HTML page per section (``faq/section1.html`` .. ``section9.html``:
+"About Asymptote", "Questions about installation and setup", ..., "Questions about
+output"), the shape FFTW's FAQ has, so read by :func:`split_fftw_faq`. ``faq/index.html``
+(every question again, as links), ``asy-faq.ascii.gz`` and ``info/asy-faq.info.gz`` (two
+more copies of the whole FAQ) are left out."""
+ASY_MANUAL = "html"
+ASY_MANUAL_SKIP = ("index.html", "Index.html")
+"""The Asymptote manual's pages (texi2any HTML, one node a page) join the corpus, every one
+but its contents page and its index (a list of terms, no prose)."""
+ASY_REDIRECT = "The node you are looking for is at"
+"""texi2any writes a one-line page for each node name that is not a file of its own ("The
+node you are looking for is at arrows."): a pointer to another page, no text of the manual.
+Such pages are left out."""
+ASY_MAX_PAGE_CHARS = 150_000
+"""A page over this stays out and is named (the value the other sets use, not chosen for
+this set)."""
+
+
+def asymptote_faq_set() -> NaturalSet:
+    """Asymptote's FAQ (Debian ``asymptote-doc``, ``faq/section1-9.html``: ~80 bfnn
+    ``<h2>`` entries, "How can I rotate labels in a 3D figure?") with every question and
+    each page's contents list deleted (:func:`split_fftw_faq`: the same generator as FFTW's
+    FAQ), one page a section, beside the Asymptote manual's pages (texi2any HTML,
+    :func:`texi2any_page_markdown`; :data:`ASY_MANUAL_SKIP` and the redirect pages out),
+    each up to :data:`ASY_MAX_PAGE_CHARS`. Ids are the FAQ's anchors
+    (``asymptote-faq:osx``; one used twice, a repeat ``-2``). Entries whose answer is
+    under :data:`MIN_ANSWER_WORDS` words are left out and named. The examples (``.asy``
+    sources and their images), the PDFs (the manual again, the reference card, two
+    articles) and the Info copies are left out. Built in stop 63 and measured once, with
+    no change to the retriever: an untuned check (helper heldout57)."""
+    root, doc, _ = _packaged_doc(ASY_PACKAGE, ASY_DOC, f"{ASY_FAQ_DIR}/section1.html")
+    numbered = sorted(
+        (int(m.group(1)), p.name)
+        for p in (doc / ASY_FAQ_DIR).iterdir()
+        if p.is_file() and (m := ASY_FAQ_PAGE.match(p.name))
+    )
+    files: dict[str, str] = {}
+    asked: list[NaturalQuestion] = []
+    seen: dict[str, int] = {}  # an anchor used twice ("reversearrow", 5.2 and 5.3): -2
+    for _, name in numbered:
+        rel = f"faq/{name.removesuffix('.html')}.md"
+        text, qa = split_fftw_faq(_doc_text(doc / ASY_FAQ_DIR / name, "utf-8"))
+        files[rel] = text
+        qa = [(_repeat_id(seen, k), q, a) for k, q, a in qa]
+        asked += _faq_questions("asymptote-faq", qa, rel)
+    manual = doc / ASY_MANUAL
+    names = sorted(
+        p.name
+        for p in manual.glob("*.html")
+        if p.is_file()
+        and p.name not in ASY_MANUAL_SKIP
+        and ASY_REDIRECT not in _doc_text(p, "utf-8")
+    )
+    kept, too_long = _add_pages(
+        files,
+        manual,
+        names,
+        "utf-8",
+        ASY_MAX_PAGE_CHARS,
+        rel=lambda name: f"manual/{name.removesuffix('.html')}.md",
+        to_markdown=texi2any_page_markdown,
+    )
+    return _judged_package_set(
+        "asymptote-faq",
+        root,
+        files,
+        asked,
+        lambda version, unjudged: (
+            f"Asymptote FAQ from {ASY_PACKAGE} {version} (bfnn HTML, {len(numbered)} section "
+            f"pages, {len(asked)} <h2> questions deleted with their numbers, each page's "
+            f"contents list dropped) + the Asymptote manual ({len(kept)} texi2any pages; "
+            f"{', '.join(ASY_MANUAL_SKIP)} and the redirect pages out; left out, over "
+            f"{ASY_MAX_PAGE_CHARS} chars: {', '.join(too_long) or 'none'}); the FAQ's index "
+            "page, its ASCII and Info copies, the examples and the PDFs out; answer = the text "
+            f"under a question up to the next <h2>; left out, answer under {MIN_ANSWER_WORDS} "
+            f"words: {' | '.join(unjudged) or 'none'}"
+        ),
+    )
+
+
+# --------------------------------------------------------------------------------------
+# A hand-written HTML FAQ in topic pages, <h3> entries in icon tables (MHonArc)
+# --------------------------------------------------------------------------------------
+
+MHONARC_PACKAGE = "mhonarc"
+MHONARC_DOC = "usr/share/doc/mhonarc"
+MHONARC_FAQ_DIR = "faq"
+MHONARC_FAQ_CONTENTS = "faq.html"
+"""MHonArc's FAQ as Earl Hood wrote it (hand-written HTML, ``faq/`` in the documentation):
+``faq/faq.html`` is its contents (an introduction and every question again, as links to
+the topic pages): left out."""
+MHONARC_FAQ_NOT_ASKED = ("about.html",)
+""""About the FAQ": its ``<h3>`` entries are topic titles ("Summary", "Terms and
+Definitions", "Version", "Location", "Author"), not questions: the page joins the corpus as
+a page (:func:`mhonarc_page_markdown`), nothing asked from it."""
+MHONARC_LEFT_OUT = ("index.html", "relnotes.html")
+"""Top-level pages left out: ``index.html`` (three links: the manual, the FAQ, a guide not
+shipped) and ``relnotes.html`` (the release notes, the changelog every set leaves out)."""
+MHONARC_FOLDERS = ("resources", "rcfileexs")
+"""The manual's sub-folders of pages: ``resources/`` (one page per resource, the reference
+the FAQ's answers point at) and ``rcfileexs/`` (the example resource files as pages). The
+``examples/`` folder (the same resource files as text, and helper scripts) is a second copy:
+out."""
+MHONARC_TEXTS = ("README.txt.gz", "BUGS", "TODO")
+"""The package's plain-text notes: in. Out: ``ACKNOWLG`` (names), ``RELNOTES`` (release
+notes), the changelogs, the copyright."""
+MHONARC_MAN = (
+    "usr/share/man/man1/mhonarc.1.gz",
+    "usr/share/man/man1/mha-dbedit.1.gz",
+    "usr/share/man/man1/mha-dbrecover.1.gz",
+    "usr/share/man/man1/mha-decode.1.gz",
+)
+"""The package's man pages (the program and its three helpers): in under ``man/``."""
+MHONARC_MAX_PAGE_CHARS = 150_000
+"""A page over this stays out and is named (the value the other sets use, not chosen for
+this set)."""
+_MHONARC_NAV = re.compile(
+    r"<!--X-NavButtons-Start-->.*?<!--X-NavButtons-End-->", re.IGNORECASE | re.DOTALL
+)
+_MHONARC_TOC = re.compile(r"<!--X-TOC-Start-->.*?<!--X-TOC-End-->", re.IGNORECASE | re.DOTALL)
+_MHONARC_QUESTION = re.compile(
+    r"(?:<table[^>]*>\s*<tr[^>]*>\s*<td[^>]*>\s*<img[^>]*>\s*</td>\s*<td[^>]*>\s*)?"
+    r"<h3[^>\n]*>([^\n]*?)</h3>(?:\s*</td>\s*</tr>\s*</table>)?",
+    re.IGNORECASE,
+)
+_MHONARC_ANCHOR = re.compile(r"<a\s+name=\"([^\"]+)\"", re.IGNORECASE)
+_MHONARC_FOOTER = re.compile(r"<address>", re.IGNORECASE)
+
+
+def mhonarc_page_markdown(page_html: str) -> str:
+    """A page of MHonArc's documentation as markdown without its navigation buttons (the
+    ``<!--X-NavButtons-Start-->`` .. ``End`` blocks above and below the text: Prev / TOC /
+    Manual / Home / Next links, the same on every page)."""
+    return page_to_markdown(_MHONARC_NAV.sub("", page_html))
+
+
+def split_mhonarc_faq(page_html: str) -> tuple[str, list[tuple[str, str, str]]]:
+    """One topic page of MHonArc's FAQ -> (the page as markdown without its questions, [(id,
+    question, answer)]).
+
+    The navigation buttons and the page's contents list (``<!--X-TOC-Start-->`` ..
+    ``End``: every question of the page again, as in-page links) are dropped; the topic's
+    ``<h2>`` title stays. An entry is an ``<h3>`` on one line (``<h3><b><a
+    name="resources">What are "resources"?</a></b></h3>``), with the table that sets it
+    beside the FAQ's icon when there is one: its text (tags removed without a space,
+    entities read, spaces folded) is the question and leaves the page. Its answer is the
+    text after it up to the next entry or, for the last, the page's footer (``<address>``:
+    the date and copyright, in no answer; :func:`page_to_markdown` drops an ``<address>``
+    from every page) (:func:`page_to_markdown`). Ids
+    are the anchors' names (``resources``), ``Q`` without one, a repeat ``-2`` (two
+    questions share ``parsedate``); an entry with no text under it asks nothing. A heading
+    cannot cross a line: linear."""
+    body = _MHONARC_TOC.sub("", _MHONARC_NAV.sub("", page_html))
+    intro, spans, footer = _entry_spans_before_footer(body, _MHONARC_QUESTION, _MHONARC_FOOTER)
+
+    def asked(m: re.Match[str]) -> list[tuple[str, str]]:
+        anchor = _MHONARC_ANCHOR.search(m.group(1))
+        text = _norm(html.unescape(_TAG.sub("", m.group(1))))
+        return [(anchor.group(1) if anchor else "Q", text)]
+
+    answers, qa = _asked_entries(body, spans, asked)
+    return _joined_parts([intro, *answers, footer]), qa
+
+
+def _rel_md(prefix: str, name: str) -> str:
+    """A page's path in a set's corpus: ``prefix`` (its folder and ``/``, or nothing) and its
+    name with ``.md`` for ``.html``."""
+    return prefix + name.removesuffix(".html") + ".md"
+
+
+def mhonarc_faq_set() -> NaturalSet:
+    """MHonArc's FAQ (Debian ``mhonarc``, ``faq/*.html``: ~90 ``<h3>`` questions in ten
+    topic pages, "Why are attachments saved as a ".bin" files?") with every question and
+    each page's contents list deleted (:func:`split_mhonarc_faq`), one page a topic
+    (``about.html``, :data:`MHONARC_FAQ_NOT_ASKED`, a page asking nothing), beside the rest
+    of the documentation: the manual's pages (top level but :data:`MHONARC_LEFT_OUT`, and
+    :data:`MHONARC_FOLDERS`; :func:`mhonarc_page_markdown`), the notes
+    (:data:`MHONARC_TEXTS`) and the man pages (:data:`MHONARC_MAN`), each up to
+    :data:`MHONARC_MAX_PAGE_CHARS`. Ids are the topic page and the FAQ's anchor
+    (``mhonarc-faq:usage/resources``: anchors repeat across pages).
+    Entries whose answer is under :data:`MIN_ANSWER_WORDS` words are left out and named.
+    Built in stop 63 and measured once, with no change to the retriever: an untuned check
+    (helper heldout57)."""
+    root, doc, _ = _packaged_doc(
+        MHONARC_PACKAGE, MHONARC_DOC, f"{MHONARC_FAQ_DIR}/{MHONARC_FAQ_CONTENTS}"
+    )
+    files: dict[str, str] = {}
+    asked: list[NaturalQuestion] = []
+    topics = sorted(
+        p.name
+        for p in (doc / MHONARC_FAQ_DIR).glob("*.html")
+        if p.is_file() and p.name != MHONARC_FAQ_CONTENTS
+    )
+    for name in topics:
+        rel = f"faq/{name.removesuffix('.html')}.md"
+        page = _doc_text(doc / MHONARC_FAQ_DIR / name, "latin-1")
+        if name in MHONARC_FAQ_NOT_ASKED:
+            files[rel] = mhonarc_page_markdown(page)
+            continue
+        text, qa = split_mhonarc_faq(page)
+        files[rel] = text
+        topic = name.removesuffix(".html")  # anchors repeat across pages ("exclude")
+        asked += _faq_questions("mhonarc-faq", [(f"{topic}/{k}", q, a) for k, q, a in qa], rel)
+    kept: list[str] = []
+    too_long: list[str] = []
+    for folder in ("", *MHONARC_FOLDERS):
+        where = doc / folder if folder else doc
+        if not where.is_dir():
+            continue
+        names = sorted(
+            p.name
+            for p in where.glob("*.html")
+            if p.is_file() and (folder or p.name not in MHONARC_LEFT_OUT)
+        )
+        more, over = _add_pages(
+            files,
+            where,
+            names,
+            "latin-1",
+            MHONARC_MAX_PAGE_CHARS,
+            rel=functools.partial(_rel_md, f"{folder}/" if folder else ""),
+            to_markdown=mhonarc_page_markdown,
+        )
+        kept += more
+        too_long += over
+    notes = _add_notes(files, doc, MHONARC_TEXTS)
+    notes += [f"man/{m}.md" for m in _add_man_pages(files, root, MHONARC_MAN)]
+    notes, over = _drop_too_long(files, notes, MHONARC_MAX_PAGE_CHARS)
+    too_long += over
+    return _judged_package_set(
+        "mhonarc-faq",
+        root,
+        files,
+        asked,
+        lambda version, unjudged: (
+            f"MHonArc FAQ from {MHONARC_PACKAGE} {version} (hand-written HTML, "
+            f"{len(topics)} topic pages, {len(asked)} <h3> questions and each page's "
+            f"contents list deleted; {', '.join(MHONARC_FAQ_NOT_ASKED)} a page asking "
+            f"nothing) + the manual's pages ({len(kept)}, with {', '.join(MHONARC_FOLDERS)}) "
+            f"and {len(notes)} notes and man pages (left out, over {MHONARC_MAX_PAGE_CHARS} "
+            f"chars: {', '.join(too_long) or 'none'}); faq/{MHONARC_FAQ_CONTENTS}, "
+            f"{', '.join(MHONARC_LEFT_OUT)}, examples/, ACKNOWLG, RELNOTES, changelogs and "
+            "copyright out; answer = the text after a question up to the next one or the "
+            f"footer; left out, answer under {MIN_ANSWER_WORDS} words: "
+            f"{' | '.join(unjudged) or 'none'}"
+        ),
+    )
+
+
+# --------------------------------------------------------------------------------------
 # An FAQ page of a Sphinx documentation tree, <h3> entries in <h2> groups under a local
 # contents list, answers opening "Answer:" (Celery)
 # --------------------------------------------------------------------------------------
@@ -10469,6 +10741,8 @@ BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "httrack-faq": lambda emb: httrack_faq_set(),
     "sysstat-faq": lambda emb: sysstat_faq_set(),
     "pure-ftpd-faq": lambda emb: pure_ftpd_faq_set(),
+    "asymptote-faq": lambda emb: asymptote_faq_set(),
+    "mhonarc-faq": lambda emb: mhonarc_faq_set(),
     "cranfield": cranfield_set,
     "pytest-derived": lambda emb: pytest_derived_set(),
 }
