@@ -518,7 +518,7 @@ class WriteLock:
             if undo:
                 with suppress(TreehopError):
                     t.take_back(self.store)
-            t.end_batch()
+            t.end_batch(self.store)
 
     def locked(self) -> bool:
         """Whether a write of this client holds (or is taking) the lock."""

@@ -1,0 +1,214 @@
+"""Attacks on what stop 62 added (bench/README.md, "Attacks, stop 63 (helper attacks73)").
+Each test fails on f7f9233 (main before this round) unless it says it is a control."""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from treehop import InvalidQueryError, Treehop
+from treehop.errors import TreehopError
+from treehop.models import Node
+from treehop.stores.base import VectorStore
+from treehop.tagging import second_process
+from treehop.tagging.base import NodeTags
+from treehop.tagging.ingest import DELTA_KEY, STATE_KEY, IngestTagger
+from treehop.tagging.keywords import KeywordTagger
+
+from treehop_test_doubles import BagOfWordsEmbedder
+
+WAIT = 30.0  # (a bound on every wait below: a hang fails, it does not stall the run)
+
+
+def _until(condition: Callable[[], bool]) -> None:
+    """Poll ``condition`` (a state another thread reaches), failing after :data:`WAIT`."""
+    end = time.monotonic() + WAIT
+    while not condition():
+        assert time.monotonic() < end, "the state was never reached"
+        time.sleep(0.001)
+
+
+def _blocked_in(name: str) -> bool:
+    """Whether a thread runs Python code in function ``name`` now (blocked in a lock taken
+    by a ``with``: the function holding that ``with``). Any thread: a sync client's write
+    tags on a worker thread of its loop."""
+    return any(f.f_code.co_name == name for f in sys._current_frames().values())
+
+
+# ------------------------------------- 1. one keyword tagger given to clients of two indexes
+
+
+def _statistics(store: VectorStore) -> tuple[int, list[tuple[str, int]]] | None:
+    """The stored keyword statistics (document count, every term's frequency); loading
+    them also checks them (a damaged blob is ``IndexCorruptError``)."""
+    raw, delta = store.get_state(STATE_KEY), store.get_state(DELTA_KEY)
+    if not raw:
+        return None
+    tagger = KeywordTagger.from_bytes(raw)
+    if delta:
+        tagger.apply_delta(delta)
+    d = tagger.to_dict()
+    return d["n_docs"], sorted(zip(d["terms"], d["df"], strict=True))
+
+
+SEED = {"a": "seed text about plums and apples", "b": "seed text about cherries"}
+NEW = {"a": "kiwis and plums in the first index", "b": "bananas and mangoes in the second"}
+
+
+def _expected(name: str, with_new: bool) -> Any:
+    """The statistics of an index that only ever saw its own texts."""
+    with Treehop(None, embedder=BagOfWordsEmbedder()) as th:
+        th.add_resource(SEED[name], target_uri=f"viking://resources/{name}.md")
+        if with_new:
+            th.add_resource(NEW[name], target_uri=f"viking://resources/{name}2.md", is_text=True)
+        return _statistics(th.store)
+
+
+class _Gate:
+    """The shared keyword tagger under a per-client wrapper (as a user's tagger keeps
+    one): ``a`` counts, then waits for ``b`` to count, then fails; ``b`` counts, then
+    waits until ``a``'s write has ended (its counts taken back)."""
+
+    def __init__(self) -> None:
+        self.a_counted = threading.Event()
+        self.b_counted = threading.Event()
+        self.a_done = threading.Event()
+        self.armed = False
+
+
+class _SharedTagger:
+    def __init__(self, name: str, base: IngestTagger, gate: _Gate) -> None:
+        self.name, self.base, self.gate = name, base, gate
+
+    def tag_nodes(
+        self, nodes: Sequence[Node], store: VectorStore, new_texts: Sequence[str] | None = None
+    ) -> dict[str, NodeTags]:
+        out = self.base.tag_nodes(nodes, store, new_texts)
+        g = self.gate
+        if g.armed and self.name == "a":
+            g.a_counted.set()
+            assert g.b_counted.wait(WAIT)
+            raise InvalidQueryError("the first index's tagger failed")
+        if g.armed and self.name == "b":
+            assert g.a_counted.wait(WAIT)
+            g.b_counted.set()
+            assert g.a_done.wait(WAIT)
+        return out
+
+    def refit(self, store: VectorStore) -> None:
+        self.base.refit(store)
+
+
+@pytest.mark.parametrize("where", ["memory", "disk"])
+def test_a_failed_write_takes_back_only_its_own_index_counts_with_a_shared_tagger(
+    tmp_path: Path, where: str
+) -> None:
+    # f7f9233: one journal per tagger: the failed write on index a took index b's text
+    # out of a's statistics (IndexCorruptError "df outside [1, n_docs]" at their next
+    # load: a's tagging was broken for good)
+    shared, gate = IngestTagger(), _Gate()
+    paths = {n: (tmp_path / n if where == "disk" else None) for n in "ab"}
+    clients = {
+        n: Treehop(paths[n], embedder=BagOfWordsEmbedder(), tagger=_SharedTagger(n, shared, gate))
+        for n in "ab"
+    }
+    try:
+        for n, th in clients.items():
+            th.add_resource(SEED[n], target_uri=f"viking://resources/{n}.md")
+        before_a = _statistics(clients["a"].store)
+        gate.armed = True
+        got: dict[str, str] = {}
+
+        def write(n: str) -> None:
+            try:
+                clients[n].add_resource(
+                    NEW[n], target_uri=f"viking://resources/{n}2.md", is_text=True
+                )
+                got[n] = "written"
+            except TreehopError as exc:
+                got[n] = type(exc).__name__
+            finally:
+                if n == "a":
+                    gate.a_done.set()
+
+        threads = [threading.Thread(target=write, args=(n,)) for n in "ab"]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(WAIT)
+        assert got == {"a": "InvalidQueryError", "b": "written"}
+        gate.armed = False
+        assert _statistics(clients["a"].store) == before_a
+        assert _statistics(clients["b"].store) == _expected("b", True)
+        assert not shared._journals  # (no batch left open)
+        clients["a"].add_resource(NEW["a"], target_uri="viking://resources/a2.md", is_text=True)
+        assert _statistics(clients["a"].store) == _expected("a", True)
+    finally:
+        for th in clients.values():
+            th.close()
+
+
+def test_two_indexes_counting_at_once_through_one_tagger_each_keep_their_own(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # f7f9233: the tagger's statistics in memory were swapped under a count in progress:
+    # index a's write merged its text into a's statistics, index b's write (another
+    # thread, b's own statistics lock) read b's into the same attribute, and a then saved
+    # what the attribute held: a's new document was lost (n_docs 1 for 2 documents)
+    parked, go = threading.Event(), threading.Event()
+    merge = second_process.PreparedFit.merge
+
+    def merge_then_park(self: Any, tagger: Any) -> Any:
+        out = merge(self, tagger)
+        if any("kiwis" in t for t in self._fit_texts):
+            parked.set()
+            assert go.wait(WAIT)
+        return out
+
+    monkeypatch.setattr(second_process.PreparedFit, "merge", merge_then_park)
+    shared = IngestTagger()
+    with (
+        Treehop(tmp_path / "a", embedder=BagOfWordsEmbedder(), tagger=shared) as a,
+        Treehop(tmp_path / "b", embedder=BagOfWordsEmbedder(), tagger=shared) as b,
+    ):
+        a.add_resource(SEED["a"], target_uri="viking://resources/a.md")
+        b.add_resource(SEED["b"], target_uri="viking://resources/b.md")
+        errors: list[BaseException] = []
+
+        def write_a() -> None:
+            try:
+                a.add_resource(NEW["a"], target_uri="viking://resources/a2.md", is_text=True)
+            except BaseException as exc:  # (reported below)
+                errors.append(exc)
+                parked.set()
+
+        t = threading.Thread(target=write_a)
+        t.start()
+        assert parked.wait(WAIT)
+        done = threading.Event()
+
+        def write_b() -> None:
+            try:
+                b.add_resource(NEW["b"], target_uri="viking://resources/b2.md", is_text=True)
+            except BaseException as exc:
+                errors.append(exc)
+            finally:
+                done.set()
+
+        tb = threading.Thread(target=write_b)
+        tb.start()
+        # a is let go once b has written (f7f9233) or waits inside the tagger's count for
+        # a's to end (one tagger counts into one index at a time)
+        _until(lambda: done.is_set() or _blocked_in("tag_nodes"))
+        go.set()
+        t.join(WAIT)
+        tb.join(WAIT)
+        assert not errors
+        assert _statistics(a.store) == _expected("a", True)
+        assert _statistics(b.store) == _expected("b", True)
