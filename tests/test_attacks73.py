@@ -3,6 +3,8 @@ Each test fails on f7f9233 (main before this round) unless it says it is a contr
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
 import threading
 import time
@@ -212,3 +214,65 @@ def test_two_indexes_counting_at_once_through_one_tagger_each_keep_their_own(
         assert not errors
         assert _statistics(a.store) == _expected("a", True)
         assert _statistics(b.store) == _expected("b", True)
+
+
+# ------------------------------------------- 2. the native import order: usearch, onnxruntime
+
+
+def _fresh(code: str) -> subprocess.CompletedProcess[str]:
+    """``code`` run in a fresh interpreter importing the code under test (a crash there is
+    an exit by signal, not this test run's)."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    return subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=240, env=env
+    )
+
+
+def test_the_offline_embedder_after_a_callers_usearch_import_is_an_error_not_a_crash() -> None:
+    # f7f9233: a program that imported usearch itself before the embedder's first use died
+    # with SIGSEGV in onnxruntime's import (exit -11, no message)
+    got = _fresh(
+        "import usearch.compiled\n"
+        "from treehop.embedders.local_minilm import MiniLMEmbedder\n"
+        "from treehop.errors import EmbeddingError\n"
+        "try:\n"
+        "    MiniLMEmbedder().embed(['hello'])\n"
+        "except EmbeddingError as exc:\n"
+        "    print('refused:', exc)\n"
+    )
+    assert got.returncode == 0, got.stderr[-2000:]
+    assert "refused:" in got.stdout and "import onnxruntime" in got.stdout
+
+
+def test_the_embedder_after_onnxruntime_then_usearch_still_embeds() -> None:
+    # control: the order the lead's fix makes (onnxruntime first) keeps working
+    got = _fresh(
+        "import onnxruntime, usearch.compiled\n"
+        "from treehop.embedders.local_minilm import MiniLMEmbedder\n"
+        "print(len(MiniLMEmbedder().embed(['hello'])[0]))\n"
+    )
+    assert got.returncode == 0, got.stderr[-2000:]
+    assert got.stdout.split() == ["384"]
+
+
+@pytest.mark.parametrize("stub", ["module-without-spec", "finder-raising"])
+def test_a_stubbed_or_blocked_onnxruntime_does_not_stop_the_graph(stub: str) -> None:
+    # f7f9233: the graph's import step raised a raw ValueError ("onnxruntime.__spec__ is
+    # None": a stub module put in sys.modules, as tests and slim deployments do) or the
+    # finder's ImportError, so no graph could be built or loaded
+    setup = {
+        "module-without-spec": (
+            "import sys, types\nsys.modules['onnxruntime'] = types.ModuleType('onnxruntime')\n"
+        ),
+        "finder-raising": (
+            "import sys, importlib.abc\n"
+            "class Block(importlib.abc.MetaPathFinder):\n"
+            "    def find_spec(self, name, path, target=None):\n"
+            "        if name.split('.')[0] == 'onnxruntime':\n"
+            "            raise ImportError('blocked here')\n"
+            "sys.meta_path.insert(0, Block())\n"
+        ),
+    }[stub]
+    got = _fresh(setup + "from treehop.stores import _ann\nprint(_ann._index_class().__name__)\n")
+    assert got.returncode == 0, got.stderr[-2000:]
+    assert got.stdout.split() == ["Index"]
