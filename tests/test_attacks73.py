@@ -9,15 +9,17 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from treehop import InvalidQueryError, Treehop
-from treehop.errors import TreehopError
+from treehop.errors import StoreError, TreehopError
 from treehop.models import Node
 from treehop.stores.base import VectorStore
+from treehop.stores.embedded import EmbeddedStore
 from treehop.tagging import second_process
 from treehop.tagging.base import NodeTags
 from treehop.tagging.ingest import DELTA_KEY, STATE_KEY, IngestTagger
@@ -276,3 +278,27 @@ def test_a_stubbed_or_blocked_onnxruntime_does_not_stop_the_graph(stub: str) -> 
     got = _fresh(setup + "from treehop.stores import _ann\nprint(_ann._index_class().__name__)\n")
     assert got.returncode == 0, got.stderr[-2000:]
     assert got.stdout.split() == ["Index"]
+
+
+# ------------------------------------------------------- 3. hostile lock_timeout values
+
+
+class _FloatRaising(float):
+    """A number whose conversion fails (a caller's own numeric type)."""
+
+    def __float__(self) -> float:
+        raise ZeroDivisionError("no float here")
+
+
+class _FractionRaising(Fraction):
+    def __float__(self) -> float:
+        raise ValueError("no float here")
+
+
+@pytest.mark.parametrize("value", [_FloatRaising(1.0), _FractionRaising(1, 2)], ids=repr)
+def test_a_lock_timeout_that_cannot_become_a_float_is_a_store_error(
+    tmp_path: Path, value: Any
+) -> None:
+    # f7f9233: the conversion's own ZeroDivisionError / ValueError escaped EmbeddedStore()
+    with pytest.raises(StoreError, match="lock_timeout must be a number of seconds"):
+        EmbeddedStore(tmp_path / "idx", lock_timeout=value)
