@@ -15,9 +15,12 @@ from typing import Any
 
 import pytest
 
+from langchain_treehop import TreehopRetriever, TreehopVectorStore
 from treehop import InvalidQueryError, Treehop
-from treehop.errors import StoreError, TreehopError
+from treehop import integration_kit as kit
+from treehop.errors import StoreError, TreehopError, UnknownArgumentError
 from treehop.models import Node
+from treehop.redaction import register_secret
 from treehop.stores.base import VectorStore
 from treehop.stores.embedded import EmbeddedStore
 from treehop.tagging import second_process
@@ -302,3 +305,96 @@ def test_a_lock_timeout_that_cannot_become_a_float_is_a_store_error(
     # f7f9233: the conversion's own ZeroDivisionError / ValueError escaped EmbeddedStore()
     with pytest.raises(StoreError, match="lock_timeout must be a number of seconds"):
         EmbeddedStore(tmp_path / "idx", lock_timeout=value)
+
+
+# ------------------------------------- 4. per-call unknown arguments: shown, redacted, bounded
+
+SECRET = "plainkey73qqzzxx"  # (no recognisable key shape: only registration redacts it)
+
+NAMES = {
+    "a registered key": SECRET,
+    "a key after 64 characters": "k" * 64 + SECRET,
+    "a forged log line": "top_k\n[ERROR] forged",
+    "right-to-left override": "\u202edlrow",
+    "a megabyte": "x" * 1_000_000,
+    "a password setting": "password=hunter2hunter2",
+}
+
+
+def _clean(text: str) -> None:
+    assert SECRET not in text and "hunter2" not in text and "\n[ERROR]" not in text
+    assert "\u202e" not in text and len(text) < 3_000
+
+
+@pytest.fixture(scope="module")
+def client() -> Any:
+    register_secret(SECRET)
+    with Treehop(None, embedder=BagOfWordsEmbedder(), tagger=None) as th:
+        th.add_resource("alpha beta gamma", target_uri="viking://resources/a.md")
+        yield th
+
+
+def _lc_search(client: Treehop, how: str, kwargs: dict[str, Any]) -> Any:
+    store = TreehopVectorStore(client=client)
+    if how == "similarity_search":
+        return store.similarity_search("alpha", **kwargs)
+    if how == "mmr":
+        return store.max_marginal_relevance_search("alpha", **kwargs)
+    return store.as_retriever(search_kwargs=kwargs).invoke("alpha")
+
+
+@pytest.mark.parametrize("case", sorted(NAMES))
+@pytest.mark.parametrize("how", ["similarity_search", "mmr", "as_retriever"])
+def test_a_vector_store_searchs_unknown_argument_is_shown_escaped_redacted_and_cut(
+    client: Treehop, how: str, case: str
+) -> None:
+    # f7f9233: LangChain's vector store searches listed the unknown names as given (the
+    # list's repr: a registered key whole, a megabyte name whole, a password), where the
+    # retriever's invoke and the stores' delete show them through kit.shown_name
+    with pytest.raises(UnknownArgumentError) as ei:
+        _lc_search(client, how, {NAMES[case]: 1})
+    _clean(str(ei.value))
+    assert "unknown search argument" in str(ei.value)
+
+
+def test_a_vector_store_searchs_hint_keeps_the_name_meant(client: Treehop) -> None:
+    # control: an ordinary typo still names the keyword meant
+    with pytest.raises(UnknownArgumentError, match="'fetchk': did you mean 'fetch_k'"):
+        _lc_search(client, "mmr", {"fetchk": 3})
+
+
+def test_a_per_call_search_type_value_is_not_echoed(client: Treehop) -> None:
+    # f7f9233: invoke(q, search_type=<a registered key>) showed the value (cut to 40
+    # characters, not redacted)
+    with pytest.raises(UnknownArgumentError) as ei:
+        TreehopRetriever(client=client).invoke("alpha", search_type=SECRET)
+    _clean(str(ei.value))
+    assert "search_type of" in str(ei.value)
+
+
+@pytest.mark.parametrize(
+    "call",
+    ["langchain-invoke", "langchain-search", "langchain-delete", "llamaindex-query", "core"],
+)
+def test_twenty_thousand_unknown_arguments_make_a_bounded_error(client: Treehop, call: str) -> None:
+    # f7f9233: every unknown name listed: a 250 kB message for 20,000 keywords (attacks71's
+    # open item), built in up to 3 s
+    from llama_index.core.vector_stores.types import VectorStoreQuery
+
+    from llama_index.vector_stores.treehop import TreehopVectorStore as LIVectorStore
+
+    kwargs = {f"option{i:05d}": 1 for i in range(20_000)}
+    with pytest.raises(UnknownArgumentError) as ei:
+        if call == "langchain-invoke":
+            TreehopRetriever(client=client).invoke("alpha", **kwargs)
+        elif call == "langchain-search":
+            _lc_search(client, "similarity_search", kwargs)
+        elif call == "langchain-delete":
+            TreehopVectorStore(client=client).delete(["nope"], **kwargs)
+        elif call == "llamaindex-query":
+            LIVectorStore(client).query(VectorStoreQuery(query_str="alpha"), **kwargs)
+        else:
+            raise kit.unknown_arguments("Owner", kwargs, ["k", "mode"])
+    text = str(ei.value)
+    assert len(text) < 3_000, len(text)
+    assert "option00000" in text and "19,9" in text  # (the first names, then how many more)

@@ -70,7 +70,7 @@ from treehop.ingest import records
 from treehop.integration_kit import KnowledgeSource, RetrieverClient, is_knowledge_source
 from treehop.memory import message_role
 from treehop.postprocess import group_chunks
-from treehop.redaction import redact_url
+from treehop.redaction import redact, redact_url
 from treehop.search_options import SearchKwargs
 from treehop.stage_events import stage_events
 from treehop.validation import MAX_LIMIT, check_dense_weight, check_query, check_threshold
@@ -123,8 +123,9 @@ MMR_LAMBDA_MULT = 0.5
 
 
 def _shown(value: object) -> str:
-    """``repr(value)`` cut to 40 characters (a message must not echo a 10 kB argument)."""
-    shown = repr(value)
+    """``repr(value)`` redacted, cut to 40 characters (a message must not echo a 10 kB
+    argument, nor a key given as one: helper attacks73)."""
+    shown = redact(repr(value))
     return shown if len(shown) <= 40 else shown[:37] + "..."
 
 
@@ -408,7 +409,7 @@ def _unknown_call_arguments(
     ``InvalidQueryError`` (and a ``TypeError``, as Python's own). LangChain's ``invoke``
     catches neither (its callbacks see the error, then it is raised)."""
     hints = []
-    for u in unknown:
+    for u in unknown[: kit.SHOWN_NAMES]:
         if u == "search_type":
             hints.append(f" {_search_type_hint(given[u])}")
         elif u in _DID_YOU_MEAN:
@@ -416,7 +417,7 @@ def _unknown_call_arguments(
         elif (meant := kit.did_you_mean(u, _OPTION_FIELDS, _FIELD_SYNONYMS)) in _OPTION_FIELDS:
             hints.append(f" {kit.shown_name(u)}: did you mean {meant!r}?")
     # (each name as an error shows it: escaped, redacted, cut; kit.shown_name)
-    shown = ", ".join(map(kit.shown_name, unknown))
+    shown = kit.shown_names(unknown)
     return UnknownArgumentError(
         f"unknown retriever argument(s) [{shown}].{''.join(hints)} Per-call arguments "
         f"are: {', '.join(_OPTION_FIELDS)}"

@@ -347,13 +347,16 @@ class TreehopVectorStore(kit.IndexedStore, VectorStore):
             # (the methods' own parameters named too: a user who typed `fetchk` in an MMR
             # search was shown a list without `fetch_k`; each unknown name with the one
             # meant, an UnknownArgumentError as the constructor's: helper leftovers62b)
+            # (each name as an error shows it, the first kit.SHOWN_NAMES of them: the list
+            # printed names as given, a registered key and a megabyte name whole; attacks73)
             hints = "".join(
-                f" {u[:100]!r}: did you mean {meant!r}?"
-                for u in unknown
+                f" {kit.shown_name(u)}: did you mean {meant!r}?"
+                for u in unknown[: kit.SHOWN_NAMES]
                 if (meant := kit.did_you_mean(u, _SEARCH_MEANT, _SEARCH_SYNONYMS)) is not None
             )
             raise UnknownArgumentError(
-                f"unknown search argument(s) {unknown};{hints} the search arguments are "
+                f"unknown search argument(s) [{kit.shown_names(unknown)}];{hints} the search "
+                "arguments are "
                 f"{', '.join(sorted(_SEARCH_KWARGS))}, beside the methods' own k (and "
                 "fetch_k, lambda_mult in the max_marginal_relevance_search methods and "
                 "search_type='mmr')"
