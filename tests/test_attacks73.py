@@ -4,6 +4,7 @@ Each test fails on f7f9233 (main before this round) unless it says it is a contr
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import threading
@@ -398,3 +399,57 @@ def test_twenty_thousand_unknown_arguments_make_a_bounded_error(client: Treehop,
     text = str(ei.value)
     assert len(text) < 3_000, len(text)
     assert "option00000" in text and "19,9" in text  # (the first names, then how many more)
+
+
+# --------------------------- 5. a closed store's index path now naming another index folder
+
+
+def _index_of(path: Path, word: str, owner: str) -> None:
+    """An index of five files about ``word`` (every index built so is the same shape:
+    same generation, rows and file sizes), its meta naming ``owner``."""
+    src = path.parent / f"src-{word}"
+    (src / "docs").mkdir(parents=True)
+    for i in range(5):
+        (src / "docs" / f"f{i}.md").write_text(f"# {word} {i}\n\n" + f"{word} text {i} " * 40)
+    store = EmbeddedStore(path)
+    store.meta["owner"] = owner  # (saved with the write's commit)
+    with Treehop(path, store=store, embedder=BagOfWordsEmbedder(), tagger=None) as th:
+        th.add_resource(src / "docs", target_uri="viking://resources/docs")
+
+
+@pytest.mark.parametrize("swap", ["symlink-flipped", "folder-replaced"])
+def test_a_closed_store_whose_path_names_another_index_reads_that_index_whole(
+    tmp_path: Path, swap: str
+) -> None:
+    # f7f9233: the reopen after close() took the let-go generation's manifest when CURRENT
+    # named the same generation number, so the other folder's column files were read with
+    # the first index's manifest, meta and BM25 index (kept in memory for the reopen): its
+    # nodes' texts with the first index's terms (document_frequency('gamma') 0) and meta
+    a, b = tmp_path / "a", tmp_path / "b"
+    _index_of(a, "alpha", "a")
+    _index_of(b, "gamma", "b")
+    path = tmp_path / "current"
+    if swap == "symlink-flipped":
+        path.symlink_to(a)
+    else:
+        shutil.copytree(a, path)
+    store = EmbeddedStore(path)
+    try:
+        assert store.meta["owner"] == "a" and store.lexical is not None
+        assert store.lexical.document_frequency("alpha") > 0
+        store.close()
+        if swap == "symlink-flipped":  # (a blue-green deployment's atomic flip)
+            (tmp_path / "next").symlink_to(b)
+            os.replace(tmp_path / "next", path)
+        else:
+            shutil.rmtree(path)
+            shutil.copytree(b, path)
+        node = store.get(["viking://resources/docs/f1.md"])[0]
+        assert node is not None and "gamma" in node.content
+        assert store.meta["owner"] == "b"
+        lexical = store.lexical
+        assert lexical is not None
+        assert lexical.document_frequency("gamma") > 0
+        assert lexical.document_frequency("alpha") == 0
+    finally:
+        store.close()
