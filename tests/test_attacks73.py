@@ -453,3 +453,37 @@ def test_a_closed_store_whose_path_names_another_index_reads_that_index_whole(
         assert lexical.document_frequency("alpha") == 0
     finally:
         store.close()
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        {"query": "alpha", SECRET: 1},
+        {"query": "alpha", "k" * 30 + SECRET: 1},
+        {"query": "alpha", "limit": SECRET},
+        {"query": "alpha", "password=hunter2hunter2": 1},
+    ],
+    ids=["name", "name-after-30", "value", "password-name"],
+)
+async def test_an_mcp_tools_refused_argument_shows_no_secret(
+    tmp_path: Path, args: dict[str, Any]
+) -> None:
+    # f7f9233: the MCP server's argument errors cut names and values to 60 characters but
+    # did not redact them: a registered key given as an argument's name or value went back
+    # whole in the tool's error (and into the agent's context and logs)
+    from mcp import Client
+
+    from treehop import AsyncTreehop
+    from treehop.mcp_server import build_server
+
+    register_secret(SECRET)
+    a = AsyncTreehop(None, embedder=BagOfWordsEmbedder(), tagger=None)
+    try:
+        async with Client(build_server(a)) as client:
+            res = await client.call_tool("find", args)
+            assert res.is_error
+            text = res.content[0].text  # type: ignore[union-attr]
+            _clean(text)
+            assert "argument" in text
+    finally:
+        await a.close()
