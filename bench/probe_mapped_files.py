@@ -13,10 +13,10 @@ open or after ``close()`` (the let-go generation mapped again at the next use).
 What a row says: ``rc`` (0, or the signal), then per step the answer's size or the treehop
 error's class; ``RAW`` marks an exception that is no ``TreehopError``. Found (f7f9233): a
 truncated ``uris.bin`` under an open store kills the reader with SIGBUS (the URIs are read
-through the map in every ``vector_reads`` mode), and ``uris.bin`` rewritten in place with
-bytes that are not UTF-8 makes ``find`` / ``read`` raise a raw ``UnicodeDecodeError``
-(checksums are checked at the open only). Not fixed: see bench/README.md, "Attacks, stop
-63 (helper attacks73)".
+through the map in every ``vector_reads`` mode; not fixed, documented in docs/stores.md),
+and ``uris.bin`` rewritten in place with bytes that are not UTF-8 made ``find`` / ``read``
+raise a raw ``UnicodeDecodeError`` (now ``IndexCorruptError``). See bench/README.md,
+"Attacks, stop 63 (helper attacks73)".
 """
 
 from __future__ import annotations

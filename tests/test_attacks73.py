@@ -487,3 +487,29 @@ async def test_an_mcp_tools_refused_argument_shows_no_secret(
             assert "argument" in text
     finally:
         await a.close()
+
+
+# ------------------------------------------- 6. the saved URIs rewritten under an open store
+
+
+def test_saved_uris_rewritten_in_place_under_an_open_store_are_a_typed_error(
+    tmp_path: Path,
+) -> None:
+    # f7f9233: uris.bin rewritten in place (bytes that are not UTF-8; checksums are
+    # checked at the open only) made find and read raise a raw UnicodeDecodeError
+    from treehop.errors import IndexCorruptError
+
+    src = tmp_path / "src" / "s"
+    src.mkdir(parents=True)
+    for i in range(6):
+        (src / f"f{i}.md").write_text(f"# F{i}\n\n" + f"apples pears notes {i} " * 50)
+    with Treehop(tmp_path / "idx", embedder=BagOfWordsEmbedder(), tagger=None) as th:
+        th.add_resource(src, target_uri="viking://resources/s")
+        assert th.find("apples pears").resources
+        uris = next((tmp_path / "idx").glob("data-*")) / "uris.bin"
+        with open(uris, "r+b") as fh:  # (another program's in-place rewrite)
+            fh.write(b"\xff" * uris.stat().st_size)
+        with pytest.raises(IndexCorruptError, match="URIs"):
+            th.find("apples pears notes")
+        with pytest.raises(IndexCorruptError, match="URIs"):
+            th.read("viking://resources/s/f3.md")
