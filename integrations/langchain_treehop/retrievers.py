@@ -70,7 +70,7 @@ from treehop.ingest import records
 from treehop.integration_kit import KnowledgeSource, RetrieverClient, is_knowledge_source
 from treehop.memory import message_role
 from treehop.postprocess import group_chunks
-from treehop.redaction import first_few, listed, redact_url
+from treehop.redaction import first_few, listed, redact, redact_url
 from treehop.search_options import SearchKwargs
 from treehop.stage_events import stage_events
 from treehop.validation import MAX_LIMIT, check_dense_weight, check_query, check_threshold
@@ -123,8 +123,9 @@ MMR_LAMBDA_MULT = 0.5
 
 
 def _shown(value: object) -> str:
-    """``repr(value)`` cut to 40 characters (a message must not echo a 10 kB argument)."""
-    shown = repr(value)
+    """``repr(value)`` redacted, cut to 40 characters (a message must not echo a 10 kB
+    argument, nor a key given as one: helper attacks73)."""
+    shown = redact(repr(value))
     return shown if len(shown) <= 40 else shown[:37] + "..."
 
 

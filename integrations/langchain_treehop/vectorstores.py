@@ -379,6 +379,8 @@ class TreehopVectorStore(kit.IndexedStore, VectorStore):
             # (the methods' own parameters named too: a user who typed `fetchk` in an MMR
             # search was shown a list without `fetch_k`; each unknown name with the one
             # meant, an UnknownArgumentError as the constructor's: helper leftovers62b)
+            # (each name as an error shows it, the first few of them (listed): the list
+            # printed names as given, a registered key and a megabyte name whole; attacks73)
             hints = "".join(
                 f" {kit.shown_name(u)}: did you mean {meant!r}?"
                 for u in first_few(unknown)[0]

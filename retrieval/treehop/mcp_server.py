@@ -29,6 +29,7 @@ from pydantic import Field
 from .context_assembly import TIERS
 from .errors import SEARCH_SESSION_HINT, NotFoundError, SessionNotFoundError, TreehopError
 from .models import FindResult, MatchedContext
+from .redaction import redact
 from .timestamps import TIMESTAMP_FIELD, shown_iso
 from .uri import shown_root
 from .validation import MAX_LIMIT
@@ -204,9 +205,8 @@ def _strict(tool: Tool) -> Tool:
                 if unknown:  # (the error goes on with the arguments it takes)
                     # (at most 10 names of 60 characters: a hostile call's keys are not
                     # echoed whole into the agent's context)
-                    shown = [
-                        k if len(k) <= _INPUT_CHARS else k[:_INPUT_CHARS] + "..." for k in unknown
-                    ]
+                    # (redacted first: a registered key given as a name was shown; attacks73)
+                    shown = [_cut(redact(k)) for k in unknown]
                     more = f" and {len(shown) - 10} more" if len(shown) > 10 else ""
                     raise ValueError(f"unknown argument(s) {shown[:10]}{more}")
                 # JSON true / false is no count (pydantic would read true as 1: a search
@@ -223,6 +223,11 @@ def _strict(tool: Tool) -> Tool:
     tool.fn_metadata.arg_model = StrictArguments
     tool.parameters = {**tool.parameters, "additionalProperties": False}
     return tool
+
+
+def _cut(text: str) -> str:
+    """``text`` cut to :data:`_INPUT_CHARS` characters (an argument an error shows)."""
+    return text if len(text) <= _INPUT_CHARS else text[:_INPUT_CHARS] + "..."
 
 
 def _argument_error(where: str, exc: ValidationError, schema: dict[str, Any]) -> str:
@@ -243,9 +248,9 @@ def _argument_error(where: str, exc: ValidationError, schema: dict[str, Any]) ->
         if err.get("type") == "missing":
             lines.append(f"missing required argument '{name}'")
             continue
-        shown = repr(err.get("input"))
-        if len(shown) > _INPUT_CHARS:
-            shown = shown[:_INPUT_CHARS] + "..."
+        # (redacted, then cut: a registered key given as an argument's value was shown
+        # whole, up to 60 characters; helper attacks73)
+        shown = _cut(redact(repr(err.get("input"))))
         lines.append(f"argument '{name}': {msg[:1].lower()}{msg[1:]} (got {shown})")
     return "; ".join(lines) + f". {where} takes {_signature(schema)}"
 

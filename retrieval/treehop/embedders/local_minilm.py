@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import sys
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -305,6 +306,18 @@ class MiniLMEmbedder(BaseEmbedder):
                 self._load()
 
     def _load(self) -> None:
+        if "onnxruntime" not in sys.modules and "usearch.compiled" in sys.modules:
+            # Why (helper attacks73): onnxruntime imported after usearch's extension module
+            # kills the process with SIGSEGV (usearch 2.26, onnxruntime 1.32; see
+            # ``treehop.stores._ann._onnxruntime_first``, which orders treehop's own
+            # imports); a program that imported usearch itself first died at the first
+            # embed with no message. Refused instead, saying what to do.
+            raise EmbeddingError(
+                "usearch was imported before onnxruntime in this process, and importing "
+                "onnxruntime after it crashes the process (SIGSEGV) with some versions "
+                "(usearch 2.26, onnxruntime 1.32): import onnxruntime before usearch (at "
+                "the top of the program), or embed once before usearch is imported"
+            )
         try:
             import onnxruntime as ort
             from tokenizers import Tokenizer

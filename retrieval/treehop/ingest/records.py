@@ -1028,7 +1028,7 @@ async def _awrite(
             raise
         finally:
             for t in taggers:
-                t.end_batch()
+                t.end_batch(client.store)
             if store is not None:
                 store._fresh = {}
         if store is not None:

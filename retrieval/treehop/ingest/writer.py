@@ -530,7 +530,7 @@ class WriteLock:
             if undo:
                 with suppress(TreehopError):
                     t.take_back(self.store)
-            t.end_batch()
+            t.end_batch(self.store)
             if failed and not undo:
                 with suppress(TreehopError):  # (kept as counted: a resume recounts)
                     t.refit(self.store)

@@ -214,11 +214,16 @@ def _onnxruntime_first() -> None:
     onnxruntime"``); the other order works, and both libraries then work. A store whose
     graph loaded first (a reopened index past ``ann_min_rows``, its build thread) crashed
     at the offline embedder's first query. The step costs ~0.13 s once per process, only
-    where a graph is used; a broken or missing onnxruntime is left to its own users."""
-    if "usearch.compiled" in sys.modules or importlib.util.find_spec("onnxruntime") is None:
+    where a graph is used; a broken or missing onnxruntime is left to its own users.
+
+    Never raises (helper attacks73): ``find_spec`` itself raised ``ValueError`` for a stub
+    module in ``sys.modules`` (no ``__spec__``) and a finder's ``ImportError``, which
+    stopped every graph build and load with an untyped error."""
+    if "usearch.compiled" in sys.modules:
         return
     with contextlib.suppress(Exception):  # (its users report it: the embedder says what)
-        import onnxruntime  # noqa: F401
+        if importlib.util.find_spec("onnxruntime") is not None:
+            import onnxruntime  # noqa: F401
 
 
 def _index_class() -> Any:

@@ -315,6 +315,11 @@ def lock_timeout_of(value: Any) -> float:
         seconds = float(value)
     except OverflowError:
         seconds = math.inf
+    except Exception as exc:  # (a caller's own number whose conversion fails: attacks73)
+        raise StoreError(
+            f"lock_timeout must be a number of seconds, got {type(value).__name__} "
+            f"that float() refuses ({type(exc).__name__})"
+        ) from None
     if not (math.isfinite(seconds) and seconds >= 0.0):
         raise StoreError(f"lock_timeout must be finite and 0 or more, got {value!r:.40}")
     return seconds

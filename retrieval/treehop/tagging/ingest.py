@@ -17,6 +17,7 @@ Which tags a node gets:
 from __future__ import annotations
 
 import re
+import threading
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from contextvars import ContextVar
@@ -106,6 +107,16 @@ def _unchanged(store: VectorStore, seen: tuple[bytes | None, bytes | None]) -> b
     return _same(state, seen[0]) and _same(delta or None, seen[1] or None)
 
 
+def _owner(store: VectorStore | None) -> int:
+    """The key of the batch journal of ``store`` (:attr:`IngestTagger._journals`): the
+    store whose state blobs the statistics are read from and saved to, so that a view
+    reading through to a store (the writer's children cache) counts into that store's
+    batch, as the write that opened it on the store itself expects."""
+    if store is None:
+        return 0
+    return id(getattr(store.get_state, "__self__", store))
+
+
 class IngestTagger:
     """Keeps a :class:`KeywordTagger` fitted on the index and tags batches of nodes."""
 
@@ -114,8 +125,20 @@ class IngestTagger:
         self._tagger: KeywordTagger | None = None
         self._seen: tuple[bytes | None, bytes | None] = (None, None)
         """The statistics and delta blobs the tagger in memory was read from or saved as."""
-        self._journal: _Journal | None = None
-        """What a batch counted, to take back if it fails (:meth:`start_batch`)."""
+        self._journals: dict[int, _Journal] = {}
+        """What a batch counted, to take back if it fails (:meth:`start_batch`), by the
+        store it counted into (:func:`_owner`). Why by store (helper attacks73): one tagger
+        given to two clients of two indexes (an ``LLMTagger`` built once for a server's
+        clients) ran both clients' writes in one journal; a failed write on one index then
+        took the other write's texts out of its statistics (``df outside [1, n_docs]``:
+        the index's statistics no longer loaded), or put back blobs read from the other
+        index."""
+        self._mutex = threading.RLock()
+        """Held while the statistics in memory (``_tagger``, ``_seen``) are read, counted
+        into and saved. Why (helper attacks73): the same shared tagger's two writes, each
+        under its own index's statistics lock, replaced ``_tagger`` under each other: one
+        index saved the other's statistics, or its own count was lost. Taken inside the
+        statistics lock (never the reverse), and nothing waits under it."""
 
     def forget(self) -> None:
         """Drop the statistics held in memory: the next use reads them from the store's
@@ -196,7 +219,8 @@ class IngestTagger:
         if new_texts is None:
             new_texts = texts
         if not new_texts:
-            tagger = self._get(store)
+            with self._mutex:
+                tagger = self._get(store)
             labels = fit_extract(tagger, [], texts) if texts else []
         else:
             # The texts are analysed and counted before the statistics lock, and scored
@@ -207,14 +231,14 @@ class IngestTagger:
             # in the lock order (see :func:`~treehop.stores._filelock.holding_named`).
             fit = PreparedFit.count(self._params(), list(new_texts), texts)
             try:
-                with holding_named(store, STATS_LOCK):
-                    self._note_count(store)
+                with holding_named(store, STATS_LOCK), self._mutex:
+                    journal = self._note_count(store)
                     tagger = self._get(store)
                     fit.merge(tagger)
                     self._save(store)
-                    if self._journal is not None:
-                        self._journal.texts.extend(new_texts)
-                        self._journal.last = self._seen
+                    if journal is not None:
+                        journal.texts.extend(new_texts)
+                        journal.last = self._seen
                 labels = fit.labels(tagger)
             finally:
                 fit.close()
@@ -229,39 +253,44 @@ class IngestTagger:
 
     # ---------------------------------------------------------- a batch's counts, taken back
     def start_batch(self, store: VectorStore | None = None) -> None:
-        """Record what the next tagging calls count, until :meth:`end_batch` or
-        :meth:`take_back` (a client's write, all or nothing; an ``add_records`` batch
-        inside one). A batch started while one is open belongs to it (one more
-        :meth:`end_batch` to close). ``store``: unused (kept for callers that pass it)."""
-        if self._journal is not None:
-            self._journal.depth += 1
-        else:
-            self._journal = _Journal()
+        """Record what the next tagging calls into ``store`` count, until :meth:`end_batch`
+        or :meth:`take_back` of that store (a client's write, all or nothing; an
+        ``add_records`` batch inside one). A batch started while one of the same store is
+        open belongs to it (one more :meth:`end_batch` to close)."""
+        with self._mutex:
+            journal = self._journals.get(_owner(store))
+            if journal is not None:
+                journal.depth += 1
+            else:
+                self._journals[_owner(store)] = _Journal()
 
-    def end_batch(self) -> None:
-        """Close the batch :meth:`start_batch` opened, keeping its counts."""
-        journal = self._journal
-        if journal is not None:
-            journal.depth -= 1
-            if journal.depth <= 0:
-                self._journal = None
+    def end_batch(self, store: VectorStore | None = None) -> None:
+        """Close the batch :meth:`start_batch` opened on ``store``, keeping its counts."""
+        with self._mutex:
+            journal = self._journals.get(_owner(store))
+            if journal is not None:
+                journal.depth -= 1
+                if journal.depth <= 0:
+                    del self._journals[_owner(store)]
 
-    def _note_count(self, store: VectorStore) -> None:
+    def _note_count(self, store: VectorStore) -> _Journal | None:
         """Before a count (the statistics lock held): inside a client's write, join it
-        (:data:`WRITE_COUNTS`); then, in an open batch, the blobs it starts from at its
-        first count, else whether another writer saved since its last."""
+        (:data:`WRITE_COUNTS`); then, in an open batch of ``store``, the blobs it starts
+        from at its first count, else whether another writer saved since its last.
+        Returns that batch's journal (``None``: no batch open on ``store``)."""
         joined = WRITE_COUNTS.get()
         if joined is not None and not any(t is self for t in joined):
-            self.start_batch()
+            self.start_batch(store)
             joined.append(self)
-        journal = self._journal
+        journal = self._journals.get(_owner(store))
         if journal is None:
-            return
+            return None
         if journal.start is None:
             blobs = (store.get_state(STATE_KEY), store.get_state(DELTA_KEY))
             journal.start = journal.last = blobs
         elif not _unchanged(store, journal.last):
             journal.foreign = True
+        return journal
 
     def take_back(self, store: VectorStore) -> None:
         """Undo the counts of the batch recorded since :meth:`start_batch`, keeping any
@@ -271,11 +300,12 @@ class IngestTagger:
 
         Why: putting back the blobs read at the start also dropped the documents another
         process (or another client) counted while the batch ran (races58, "Left")."""
-        journal, self._journal = self._journal, None
+        with self._mutex:
+            journal = self._journals.pop(_owner(store), None)
         if journal is None or journal.start is None:
             return  # (nothing counted: the statistics in memory are the stored ones)
-        self._tagger = None  # (it counted the batch: read again from what is stored)
-        with holding_named(store, STATS_LOCK):
+        with holding_named(store, STATS_LOCK), self._mutex:
+            self._tagger = None  # (it counted the batch: read again from what is stored)
             if not journal.foreign and _unchanged(store, journal.last):
                 for key, value in zip((STATE_KEY, DELTA_KEY), journal.start, strict=True):
                     if not _same(store.get_state(key), value):
@@ -292,13 +322,13 @@ class IngestTagger:
     def refit(self, store: VectorStore) -> None:
         """Recount the statistics over every leaf of the index (used by the backfill)."""
         texts = [n.embedding_text() for n in store.iter_nodes() if n.is_leaf]
-        with holding_named(store, STATS_LOCK):
-            self._note_count(store)
+        with holding_named(store, STATS_LOCK), self._mutex:
+            journal = self._note_count(store)
             self._get(store).fit(texts)
             self._save(store)
-            if self._journal is not None:
-                self._journal.refitted = True
-                self._journal.last = self._seen
+            if journal is not None:
+                journal.refitted = True
+                journal.last = self._seen
 
     def _compute(
         self,

@@ -158,6 +158,18 @@ class _Tail:
         return memoryview(out)
 
 
+def _damaged_uris(gen: int) -> IndexCorruptError:
+    """The error for saved URIs that are not UTF-8. Why (helper attacks73): the URIs are
+    read through the map and trusted after the open's checksums; a file rewritten in place
+    by another program since made ``find`` and ``read`` raise a raw
+    ``UnicodeDecodeError``."""
+    return IndexCorruptError(
+        f"the saved URIs of generation {gen} are damaged (not UTF-8): the index's files "
+        "were changed in place after it was opened; reopen it (its checksums are checked "
+        "at the open)"
+    )
+
+
 @dataclass(eq=False)
 class _Snap:
     """One immutable view of the index. Arrays may have spare capacity past ``n``; only the
@@ -220,7 +232,10 @@ class _Snap:
         start = int(ends[r - 1]) if r else 0
         # (decoded from the blob's memoryview: an array slice and its copy cost ~3x as much,
         # and a find decodes single URIs in its lookups and subtree proofs)
-        return str(self._uri_view()[start:end], "utf-8")
+        try:
+            return str(self._uri_view()[start:end], "utf-8")
+        except UnicodeDecodeError:
+            raise _damaged_uris(self.gen) from None
 
     def node_json(self, r: int) -> bytes:
         if r >= self.n_base:
@@ -270,6 +285,12 @@ class _Snap:
         return self._blob_slices(rows, "node_end", self.base_nodes, self.tail_nodes)
 
     def uris_of(self, rows: IntArray) -> list[str]:
+        try:
+            return self._uris_of(rows)
+        except UnicodeDecodeError:
+            raise _damaged_uris(self.gen) from None
+
+    def _uris_of(self, rows: IntArray) -> list[str]:
         rows = np.asarray(rows, dtype=np.int64)
         if rows.size <= _FEW_ROWS:
             # (a search's hits, their parents: Python's max of a few ints beats numpy's call)
@@ -403,7 +424,10 @@ class _Snap:
     def few_uris(self, rows: IntArray, row_l: list[int]) -> list[str]:
         """:meth:`uris_of` of at most ``_FEW_ROWS`` rows, given also as the list ``row_l``."""
         if row_l and max(row_l) < self.n_base:
-            return self._few_uris(rows, row_l)
+            try:
+                return self._few_uris(rows, row_l)
+            except UnicodeDecodeError:
+                raise _damaged_uris(self.gen) from None
         return self.uris_of(rows)
 
     def vectors_of(self, rows: IntArray) -> F32:

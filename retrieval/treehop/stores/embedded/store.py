@@ -156,6 +156,10 @@ class EmbeddedStore(_SearchPaths, _Writes, _AnnWorker, _LexicalSync, _Generation
         self._kept_over_close = None
         """What :meth:`_release_files` kept of the let-go snapshot's lookups (generation,
         epoch, rows, folder, the entries) for :meth:`_reopen` of the same generation."""
+        self._let_go_current: tuple[str, int, int] | None = None
+        """What ``CURRENT`` said (manifest name, generation, the manifest's checksum) when
+        :meth:`_release_files` let the generation go: :meth:`_reopen` maps it again without
+        checks only while ``CURRENT`` still says that (helper attacks73)."""
         self._flock: WriterLock | None = None
         self._folder_id: tuple[int, int] | None = None
         """The ``(st_dev, st_ino)`` of the index folder this store's generation was read
@@ -281,6 +285,21 @@ class EmbeddedStore(_SearchPaths, _Writes, _AnnWorker, _LexicalSync, _Generation
             m = self._committed
             assert self.path is not None
             cur = _read_current(self.path)
+            if (self._folder_id is not None and self._folder_now() != self._folder_id) or (
+                cur is not None
+                and m is not None
+                and cur[1] == m["generation"]
+                and cur != self._let_go_current
+            ):
+                # (the path names another folder than the one the generation let go was
+                # read from (a symlink flipped, the folder replaced), or one whose CURRENT
+                # names another manifest of the same generation number (a folder removed and
+                # made again gets its inode back): the let-go manifest, meta and BM25 index
+                # described the other folder's files (helper attacks73). That folder is
+                # opened as it is, nothing of this one kept, as refresh does.)
+                self._follow_path()
+                self._released = False
+                return
             if m is not None and cur is not None and cur[1] == m["generation"]:
                 try:
                     # (own: the BM25 index and a graph built here still match its rows)
@@ -351,6 +370,7 @@ class EmbeddedStore(_SearchPaths, _Writes, _AnnWorker, _LexicalSync, _Generation
             if old.n == old.n_base and self._folder_id is not None
             else None
         )
+        self._let_go_current = _read_current(self.path)
         self._let_go = self._snap_v = _empty_snap(int(self._dim or 0))
         self._committed_snap = None
         self._mem_undo = None
