@@ -4,6 +4,7 @@ Each test fails on f7f9233 (main before this round) unless it says it is a contr
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -398,7 +399,9 @@ def test_twenty_thousand_unknown_arguments_make_a_bounded_error(client: Treehop,
             raise kit.unknown_arguments("Owner", kwargs, ["k", "mode"])
     text = str(ei.value)
     assert len(text) < 3_000, len(text)
-    assert "option00000" in text and "19,9" in text  # (the first names, then how many more)
+    # (the first names, then how many more: the merge with helper leftovers63's `listed`,
+    # which bounds the same messages, counts them unformatted)
+    assert "option00000" in text and re.search(r"and 19,?99\d more", text), text[:300]
 
 
 # --------------------------- 5. a closed store's index path now naming another index folder
