@@ -27,10 +27,9 @@ from treehop.stores.base import VectorStore
 from treehop.stores.embedded import EmbeddedStore
 from treehop.tagging import second_process
 from treehop.tagging.base import NodeTags
-from treehop.tagging.ingest import DELTA_KEY, STATE_KEY, IngestTagger
-from treehop.tagging.keywords import KeywordTagger
+from treehop.tagging.ingest import IngestTagger
 
-from treehop_test_doubles import BagOfWordsEmbedder
+from treehop_test_doubles import BagOfWordsEmbedder, stored_keyword_statistics
 
 WAIT = 30.0  # (a bound on every wait below: a hang fails, it does not stall the run)
 
@@ -53,19 +52,6 @@ def _blocked_in(name: str) -> bool:
 # ------------------------------------- 1. one keyword tagger given to clients of two indexes
 
 
-def _statistics(store: VectorStore) -> tuple[int, list[tuple[str, int]]] | None:
-    """The stored keyword statistics (document count, every term's frequency); loading
-    them also checks them (a damaged blob is ``IndexCorruptError``)."""
-    raw, delta = store.get_state(STATE_KEY), store.get_state(DELTA_KEY)
-    if not raw:
-        return None
-    tagger = KeywordTagger.from_bytes(raw)
-    if delta:
-        tagger.apply_delta(delta)
-    d = tagger.to_dict()
-    return d["n_docs"], sorted(zip(d["terms"], d["df"], strict=True))
-
-
 SEED = {"a": "seed text about plums and apples", "b": "seed text about cherries"}
 NEW = {"a": "kiwis and plums in the first index", "b": "bananas and mangoes in the second"}
 
@@ -76,7 +62,7 @@ def _expected(name: str, with_new: bool) -> Any:
         th.add_resource(SEED[name], target_uri=f"viking://resources/{name}.md")
         if with_new:
             th.add_resource(NEW[name], target_uri=f"viking://resources/{name}2.md", is_text=True)
-        return _statistics(th.store)
+        return stored_keyword_statistics(th.store)
 
 
 class _Gate:
@@ -130,7 +116,7 @@ def test_a_failed_write_takes_back_only_its_own_index_counts_with_a_shared_tagge
     try:
         for n, th in clients.items():
             th.add_resource(SEED[n], target_uri=f"viking://resources/{n}.md")
-        before_a = _statistics(clients["a"].store)
+        before_a = stored_keyword_statistics(clients["a"].store)
         gate.armed = True
         got: dict[str, str] = {}
 
@@ -153,11 +139,11 @@ def test_a_failed_write_takes_back_only_its_own_index_counts_with_a_shared_tagge
             t.join(WAIT)
         assert got == {"a": "InvalidQueryError", "b": "written"}
         gate.armed = False
-        assert _statistics(clients["a"].store) == before_a
-        assert _statistics(clients["b"].store) == _expected("b", True)
+        assert stored_keyword_statistics(clients["a"].store) == before_a
+        assert stored_keyword_statistics(clients["b"].store) == _expected("b", True)
         assert not shared._journals  # (no batch left open)
         clients["a"].add_resource(NEW["a"], target_uri="viking://resources/a2.md", is_text=True)
-        assert _statistics(clients["a"].store) == _expected("a", True)
+        assert stored_keyword_statistics(clients["a"].store) == _expected("a", True)
     finally:
         for th in clients.values():
             th.close()
@@ -219,8 +205,8 @@ def test_two_indexes_counting_at_once_through_one_tagger_each_keep_their_own(
         t.join(WAIT)
         tb.join(WAIT)
         assert not errors
-        assert _statistics(a.store) == _expected("a", True)
-        assert _statistics(b.store) == _expected("b", True)
+        assert stored_keyword_statistics(a.store) == _expected("a", True)
+        assert stored_keyword_statistics(b.store) == _expected("b", True)
 
 
 # ------------------------------------------- 2. the native import order: usearch, onnxruntime

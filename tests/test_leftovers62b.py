@@ -16,31 +16,11 @@ from treehop.ingest.records import add_records
 from treehop.models import Node
 from treehop.stores.base import VectorStore
 from treehop.tagging.base import NodeTags
-from treehop.tagging.ingest import DELTA_KEY, STATE_KEY, IngestTagger
-from treehop.tagging.keywords import KeywordTagger
+from treehop.tagging.ingest import IngestTagger
 
-from treehop_test_doubles import BagOfWordsEmbedder
+from treehop_test_doubles import BagOfWordsEmbedder, FlakyEmbedder, stored_keyword_statistics
 
 # ----------------------------------------- 1. a failed write's keyword counts taken back
-
-
-class FlakyEmbedder(BagOfWordsEmbedder):
-    """Raises on its ``fail_at``-th call counted from :meth:`arm` (a model's outage)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.fail_at: int | None = None
-        self.armed = 0
-
-    def arm(self, fail_at: int | None) -> None:
-        self.fail_at, self.armed = fail_at, 0
-
-    def embed(self, texts: Sequence[str]) -> Any:
-        if self.fail_at is not None:
-            self.armed += 1
-            if self.armed == self.fail_at:
-                raise EmbeddingError("model outage")
-        return super().embed(texts)
 
 
 class WrappingTagger:
@@ -136,24 +116,11 @@ def _next(th: Treehop) -> None:
     )
 
 
-def _statistics(th: Treehop) -> tuple[int, list[tuple[str, int]]] | None:
-    """The stored keyword statistics: document count and every term's frequency (term
-    ids and the base's id aside)."""
-    raw, delta = th.store.get_state(STATE_KEY), th.store.get_state(DELTA_KEY)
-    if not raw:
-        return None
-    tagger = KeywordTagger.from_bytes(raw)
-    if delta:
-        tagger.apply_delta(delta)
-    d = tagger.to_dict()
-    return d["n_docs"], sorted(zip(d["terms"], d["df"], strict=True))
-
-
 def _everything(th: Treehop) -> tuple[dict[str, str], Any]:
     """Every node's JSON (text, tags, metadata: a session's turns and speakers) by URI,
     and the statistics."""
     nodes = th.store.iter_nodes(None)
-    return {n.uri: n.model_dump_json() for n in nodes}, _statistics(th)
+    return {n.uri: n.model_dump_json() for n in nodes}, stored_keyword_statistics(th.store)
 
 
 @pytest.mark.parametrize("where", ["memory", "disk"])
@@ -203,13 +170,15 @@ def test_a_keyword_tagger_wrapped_under_any_name_is_taken_back(tmp_path: Path, a
     emb, tagger = FlakyEmbedder(), WrappingTagger(attr)
     with Treehop(tmp_path / "idx", embedder=emb, tagger=tagger) as th:
         th.add_resource("seed text about plums", target_uri="viking://resources/seed.md")
-        before = _statistics(th)
+        before = stored_keyword_statistics(th.store)
         tagger.arm(1)
         with pytest.raises(InvalidQueryError, match="tagger failed"):
             th.add_resource("kiwis and plums", target_uri="viking://resources/k.md", is_text=True)
-        assert _statistics(th) == before
+        assert stored_keyword_statistics(th.store) == before
     with Treehop(tmp_path / "idx", embedder=BagOfWordsEmbedder(), tagger=IngestTagger()) as th:
-        assert _statistics(th) == before  # (what is stored, read by a new client)
+        assert (
+            stored_keyword_statistics(th.store) == before
+        )  # (what is stored, read by a new client)
 
 
 def test_a_directory_ingest_that_committed_a_batch_keeps_its_counts(
@@ -224,19 +193,19 @@ def test_a_directory_ingest_that_committed_a_batch_keeps_its_counts(
         th._async.writer.commit_files = 1
         monkeypatch.setattr(writer_module, "EMBED_BATCH", 1)  # (a commit after each file)
         th.add_resource("seed text about plums", target_uri="viking://resources/seed.md")
-        before = _statistics(th)
+        before = stored_keyword_statistics(th.store)
         emb.arm(4)  # (the folder, its first file (committed), its second, its third)
         with pytest.raises(EmbeddingError):
             th.add_resource(src / "s0", target_uri="viking://resources/s0")
         assert "viking://resources/s0/f0.md" in set(th.store.iter_uris())
-        assert _statistics(th) != before
+        assert stored_keyword_statistics(th.store) != before
         emb.arm(None)
         th.add_resource(src / "s0", target_uri="viking://resources/s0")
-        after = _statistics(th)
+        after = stored_keyword_statistics(th.store)
     with Treehop(None, embedder=BagOfWordsEmbedder(), tagger=WrappingTagger("base")) as control:
         control.add_resource("seed text about plums", target_uri="viking://resources/seed.md")
         control.add_resource(src / "s0", target_uri="viking://resources/s0")
-        assert after == _statistics(control)
+        assert after == stored_keyword_statistics(control.store)
 
 
 def test_batches_nest_and_close() -> None:

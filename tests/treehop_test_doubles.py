@@ -601,3 +601,42 @@ def report_from_a_fork(child: Callable[[], str], alarm_s: int = 60) -> tuple[str
         report = f.read()
     _, status = os.waitpid(pid, 0)
     return report, os.waitstatus_to_exitcode(status)
+
+
+class FlakyEmbedder(BagOfWordsEmbedder):
+    """Raises ``EmbeddingError("model outage")`` on its ``fail_at``-th ``embed`` call counted
+    from :meth:`arm` (a model's outage in the middle of a write); ``arm(None)`` disarms."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.fail_at: int | None = None
+        self.armed = 0
+
+    def arm(self, fail_at: int | None) -> None:
+        self.fail_at, self.armed = fail_at, 0
+
+    def embed(self, texts: Sequence[str]) -> Any:
+        from treehop.errors import EmbeddingError
+
+        if self.fail_at is not None:
+            self.armed += 1
+            if self.armed == self.fail_at:
+                raise EmbeddingError("model outage")
+        return super().embed(texts)
+
+
+def stored_keyword_statistics(store: Any) -> tuple[int, list[tuple[str, int]]] | None:
+    """The keyword tagger's statistics as ``store`` holds them: document count and every
+    term's frequency (term ids and the base's id aside; ``None``: none saved). Loading them
+    also checks them (a damaged blob is ``IndexCorruptError``)."""
+    from treehop.tagging.ingest import DELTA_KEY, STATE_KEY
+    from treehop.tagging.keywords import KeywordTagger
+
+    raw, delta = store.get_state(STATE_KEY), store.get_state(DELTA_KEY)
+    if not raw:
+        return None
+    tagger = KeywordTagger.from_bytes(raw)
+    if delta:
+        tagger.apply_delta(delta)
+    d = tagger.to_dict()
+    return d["n_docs"], sorted(zip(d["terms"], d["df"], strict=True))
