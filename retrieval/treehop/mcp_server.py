@@ -8,7 +8,12 @@ configured), ``context`` (a token-budgeted context block, :mod:`treehop.context_
 Every tool refuses arguments it does not know (as the Python API does), instead of the SDK's
 default of dropping them: a misspelt option (``limt``, ``targetUri``) would otherwise be run
 as if it had not been given, and the agent would never learn. The input schemas say so too
-(``additionalProperties: false``). The server reports treehop's version in its handshake.
+(``additionalProperties: false``). A value of another JSON type than the schema says is
+refused too (``"limit": "2"``, ``2.0``, ``true``: the SDK's lax validation converted them).
+``find`` / ``search`` take ``filter`` / ``tags`` / ``tags_all`` as the CLI and Python do. Each
+tool publishes its MCP annotations (read-only, destructive, idempotent, closed world). The
+server reports treehop's version in its handshake, and answers a stdin line that is not JSON
+with JSON-RPC's Parse error (:class:`_AnsweringReadStream`).
 
 Every tool answers structured JSON (hits carry their ``viking://`` URI, score and provenance);
 a treehop error becomes an MCP tool error (``isError``) whose message names the error type and
@@ -28,6 +33,7 @@ from pydantic import Field
 
 from .context_assembly import TIERS
 from .errors import SEARCH_SESSION_HINT, NotFoundError, SessionNotFoundError, TreehopError
+from .integration_kit import acheck_filter_fields
 from .models import FindResult, MatchedContext
 from .redaction import redact
 from .timestamps import TIMESTAMP_FIELD, shown_iso
@@ -70,6 +76,31 @@ Limit = Annotated[int, Field(ge=1, le=MAX_LIMIT)]
 Chars = Annotated[int, Field(ge=0)]
 Positive = Annotated[int, Field(ge=1)]
 Depth = Annotated[int, Field(ge=0)]
+# find / search's filters, as the CLI (``--filter``, ``--tag``, ``--tag-all``) and Python take
+# them (the descriptions go into the published schema, for the agent). A tag filter is an array
+# of strings here (Python also takes one string): one JSON type, so a refused value gets one
+# plain error instead of one per branch of a union.
+Filter = Annotated[
+    dict[str, Any] | None,
+    Field(
+        description='metadata filter DSL, e.g. {"op": "must", "field": "lang", "conds": ["en"]}; '
+        "ops: must, must_not, range, range_out, text_match, text_match_not, empty, not_empty, "
+        "and, or, time"
+    ),
+]
+Tags = Annotated[list[str] | None, Field(description="keep hits with any of these tags")]
+TagsAll = Annotated[list[str] | None, Field(description="keep hits with all of these tags")]
+# Each tool's MCP ToolAnnotations (``tools/list``), with ``openWorldHint: false`` for all (the
+# tools reach the index and nothing else). Why: without them a client reads every tool as the
+# spec's defaults (may write, destructive, open world) and may ask its user to confirm a find.
+HINTS_READ = {"read_only_hint": True, "destructive_hint": False, "idempotent_hint": True}
+"""find, search, ls, read, tree: they change nothing (search only reads a session)."""
+HINTS_CONTEXT = {"read_only_hint": False, "destructive_hint": False, "idempotent_hint": False}
+"""context: with ``session_id`` the URIs a block gave are recorded (persisted with the index,
+also by ``--read-only``'s server), so the same call answers other hits next time."""
+HINTS_ADD_MEMORY = {"read_only_hint": False, "destructive_hint": True, "idempotent_hint": False}
+"""add_memory: a ``name`` already used in the category replaces that memory (destructive);
+an unnamed note is a new one each time (not idempotent)."""
 _INPUT_CHARS = 60
 """How much of a refused value an argument error repeats (a hostile 10 MB string is not
 echoed into the agent's context)."""
@@ -178,11 +209,14 @@ def _result(res: FindResult, text_chars: int) -> dict[str, Any]:
 
 
 def _strict(tool: Tool) -> Tool:
-    """``tool`` refusing unknown arguments, naming them and the ones it takes.
+    """``tool`` refusing unknown arguments, naming them and the ones it takes, and values of
+    another JSON type than its schema says.
 
     The SDK's argument model ignores extra keys; a subclass of it forbids them (checked before
     the tool runs, so nothing is searched or written), and the published input schema says
-    ``additionalProperties: false`` so that a client can tell before calling.
+    ``additionalProperties: false`` so that a client can tell before calling. The subclass is
+    strict too: the SDK's lax model ran ``"limit": "2"`` and ``2.0`` as 2, which the schema
+    (``"type": "integer"``) and the Python API refuse.
     """
     from pydantic import BaseModel, ConfigDict, model_validator  # with the mcp extra
 
@@ -195,7 +229,10 @@ def _strict(tool: Tool) -> Tool:
     }
 
     class StrictArguments(base):  # type: ignore[valid-type,misc]
-        model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
+        # strict: a value of another JSON type is refused, not converted (pydantic's lax
+        # mode read "limit": "2" and 2.0 as 2, where the schema says integer and the Python
+        # API refuses them)
+        model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True, strict=True)
 
         @model_validator(mode="before")
         @classmethod
@@ -284,12 +321,91 @@ def _signature(schema: dict[str, Any]) -> str:
     return ", ".join(parts)
 
 
+class _AnsweringReadStream:
+    """The stdio transport's read stream, answering each line it could not read.
+
+    Why: JSON-RPC 2.0 answers a line that is not JSON with a Parse error (``-32700``,
+    ``id: null``) and JSON that is no JSON-RPC message with an Invalid Request (``-32600``);
+    the SDK's stdio transport (mcp 2.3) hands such a line to the server as an exception, and
+    the server logs it at debug level and answers nothing: a client that sent a broken line
+    waited for an answer that never came. The SDK has no setting for it (the dispatcher's
+    ``on_stream_exception`` observer is not reachable through ``MCPServer``), so this wrapper
+    sits between the transport's two streams: it answers each exception on the write stream
+    and passes every message on, so the next request is answered as before.
+    """
+
+    def __init__(self, inner: Any, write: Any) -> None:
+        self._inner = inner
+        self._write = write
+
+    @property
+    def last_context(self) -> Any:
+        """The sender's context of the last message (the dispatcher reads it)."""
+        return getattr(self._inner, "last_context", None)
+
+    async def receive(self) -> Any:
+        while True:
+            item = await self._inner.receive()
+            if not isinstance(item, Exception):
+                return item
+            await self._write.send(_unreadable_answer(item))
+
+    def __aiter__(self) -> _AnsweringReadStream:
+        return self
+
+    async def __anext__(self) -> Any:
+        import anyio
+
+        try:
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    async def __aenter__(self) -> _AnsweringReadStream:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+
+def _unreadable_answer(exc: Exception) -> Any:
+    """The JSON-RPC error answering a line the transport could not read (``exc``: its
+    pydantic error): ``-32700`` for a line that is not JSON, else ``-32600`` with the
+    request's ``id`` where the line has a usable one (a client waits on it), else ``null``.
+    Nothing of the line is repeated (it may be megabytes)."""
+    from mcp.shared.message import SessionMessage
+    from mcp.types import INVALID_REQUEST, PARSE_ERROR, ErrorData, JSONRPCError
+    from pydantic import ValidationError
+
+    errors = exc.errors(include_url=False)[:20] if isinstance(exc, ValidationError) else []
+    if not errors or any(e.get("type") == "json_invalid" for e in errors):
+        error = ErrorData(code=PARSE_ERROR, message="Parse error: the line is not JSON")
+        return SessionMessage(JSONRPCError(jsonrpc="2.0", id=None, error=error))
+    request_id: str | int | None = None
+    for e in errors:
+        sent = e.get("input")
+        if isinstance(sent, dict) and "method" in sent:
+            value = sent.get("id")
+            if isinstance(value, str | int) and not isinstance(value, bool):
+                request_id = value
+            break
+    error = ErrorData(
+        code=INVALID_REQUEST,
+        message="Invalid Request: not a JSON-RPC 2.0 request, notification or response",
+    )
+    return SessionMessage(JSONRPCError(jsonrpc="2.0", id=request_id, error=error))
+
+
 def build_server(client: AsyncTreehop, *, read_only: bool = False) -> MCPServer:
     """An ``MCPServer`` whose tools call ``client`` (run it with ``.run("stdio")``)."""
     try:
         from mcp.server.mcpserver import MCPServer
         from mcp.server.mcpserver.exceptions import ToolError
         from mcp.server.mcpserver.tools import Tool
+        from mcp.types import ToolAnnotations
         from pydantic import ValidationError
     except ImportError as exc:  # pragma: no cover - depends on installed extras
         raise TreehopError(
@@ -312,11 +428,22 @@ def build_server(client: AsyncTreehop, *, read_only: bool = False) -> MCPServer:
 
     tools: list[Tool] = []
 
-    def tool(description: str) -> Callable[[_ToolFn], _ToolFn]:
-        """Register a tool (strict about its arguments, see :func:`_strict`)."""
+    def tool(description: str, hints: dict[str, bool]) -> Callable[[_ToolFn], _ToolFn]:
+        """Register a tool (strict about its arguments, see :func:`_strict`) with its MCP
+        ``ToolAnnotations`` (``hints``: :data:`HINTS_READ` and its neighbours)."""
 
         def register(fn: _ToolFn) -> _ToolFn:
-            tools.append(_strict(ReadableTool.from_function(fn, description=description)))
+            annotations = ToolAnnotations(
+                read_only_hint=hints["read_only_hint"],
+                destructive_hint=hints["destructive_hint"],
+                idempotent_hint=hints["idempotent_hint"],
+                open_world_hint=False,
+            )
+            tools.append(
+                _strict(
+                    ReadableTool.from_function(fn, description=description, annotations=annotations)
+                )
+            )
             return fn
 
         return register
@@ -339,7 +466,23 @@ def build_server(client: AsyncTreehop, *, read_only: bool = False) -> MCPServer:
         except TreehopError as exc:
             raise ToolError(f"{type(exc).__name__}: {exc}") from exc
 
-    @tool("Search the tree for one precise query (no LLM, fastest).")
+    async def filtered(
+        call: Callable[[], Awaitable[FindResult]],
+        spec: dict[str, Any] | None,
+        tags: list[str] | None,
+        tags_all: list[str] | None,
+    ) -> FindResult:
+        """``call`` after the CLI's check of its filters: a field or tag label that no
+        stored node has is an ``InvalidFilterError`` naming what the index holds (a typo
+        answered as "no hits" would be believed); the core checks the rest."""
+
+        async def checked() -> FindResult:
+            await acheck_filter_fields(client, spec, tags=(tags, tags_all))
+            return await call()
+
+        return await guard(checked)
+
+    @tool("Search the tree for one precise query (no LLM, fastest).", HINTS_READ)
     async def find(
         query: str,
         target_uri: str | None = None,
@@ -347,16 +490,32 @@ def build_server(client: AsyncTreehop, *, read_only: bool = False) -> MCPServer:
         since: str | None = None,
         until: str | None = None,
         text_chars: Chars = 1000,
+        filter: Filter = None,
+        tags: Tags = None,
+        tags_all: TagsAll = None,
     ) -> dict[str, Any]:
         """since/until: ISO-8601 dates; keep memories stated in [since, until)."""
-        res = await guard(
-            lambda: client.find(query, target_uri=target_uri, limit=limit, since=since, until=until)
+        res = await filtered(
+            lambda: client.find(
+                query,
+                target_uri=target_uri,
+                limit=limit,
+                since=since,
+                until=until,
+                filter=filter,
+                tags=tags,
+                tags_all=tags_all,
+            ),
+            filter,
+            tags,
+            tags_all,
         )
         return _result(res, text_chars)
 
     @tool(
         "Search for an open or conversational question: it is planned into several "
-        "queries over documents, memories and skills whose results are merged."
+        "queries over documents, memories and skills whose results are merged.",
+        HINTS_READ,
     )
     async def search(
         query: str,
@@ -366,8 +525,11 @@ def build_server(client: AsyncTreehop, *, read_only: bool = False) -> MCPServer:
         since: str | None = None,
         until: str | None = None,
         text_chars: Chars = 1000,
+        filter: Filter = None,
+        tags: Tags = None,
+        tags_all: TagsAll = None,
     ) -> dict[str, Any]:
-        res = await guard(
+        res = await filtered(
             lambda: client.search(
                 query,
                 session_id=session_id,
@@ -375,14 +537,21 @@ def build_server(client: AsyncTreehop, *, read_only: bool = False) -> MCPServer:
                 limit=limit,
                 since=since,
                 until=until,
+                filter=filter,
+                tags=tags,
+                tags_all=tags_all,
             ),
+            filter,
+            tags,
+            tags_all,
         )
         return _result(res, text_chars)
 
     @tool(
         "A ready-to-use context block for a query, within max_tokens: the best hits "
         "at the most detailed tier that fits (content, else overview, else abstract). With "
-        "session_id, hits given earlier in the same session are left out."
+        "session_id, hits given earlier in the same session are left out.",
+        HINTS_CONTEXT,
     )
     async def context(
         query: str,
@@ -417,7 +586,8 @@ def build_server(client: AsyncTreehop, *, read_only: bool = False) -> MCPServer:
 
     @tool(
         "List a directory: each child's URI, kind (directory, file, chunk, text), children "
-        "(a chunked file: its chunks) and one-line summary."
+        "(a chunked file: its chunks) and one-line summary.",
+        HINTS_READ,
     )
     async def ls(uri: str = "viking://resources") -> dict[str, Any]:
         async def listing() -> list[Any]:
@@ -446,13 +616,16 @@ def build_server(client: AsyncTreehop, *, read_only: bool = False) -> MCPServer:
             out["omitted"] = len(entries) - MAX_LIST_ENTRIES
         return out
 
-    @tool("Read the full text of a file (a directory: its overview).")
+    @tool("Read the full text of a file (a directory: its overview).", HINTS_READ)
     async def read(uri: str, max_chars: Positive = 20_000) -> dict[str, Any]:
         text = await guard(lambda: client.read(uri))
         cap = min(max_chars, MAX_READ_CHARS)
         return {"uri": uri, "text": text[:cap], "truncated": len(text) > cap}
 
-    @tool(f"A subtree with its abstracts, down to depth levels (at most {MAX_TREE_DEPTH}).")
+    @tool(
+        f"A subtree with its abstracts, down to depth levels (at most {MAX_TREE_DEPTH}).",
+        HINTS_READ,
+    )
     async def tree(uri: str = "viking://resources", depth: Depth = 2) -> dict[str, Any]:
         async def subtree() -> dict[str, Any]:
             try:
@@ -474,7 +647,8 @@ def build_server(client: AsyncTreehop, *, read_only: bool = False) -> MCPServer:
         @tool(
             "Remember a fact about the user (stored under viking://~/memories with "
             "the time it was said, so later searches can filter on time). A name already "
-            "used in the category replaces that memory; the result says replaced: true."
+            "used in the category replaces that memory; the result says replaced: true.",
+            HINTS_ADD_MEMORY,
         )
         async def add_memory(
             text: str,
@@ -497,7 +671,29 @@ def build_server(client: AsyncTreehop, *, read_only: bool = False) -> MCPServer:
             # (replacing is the Python API's policy for a re-used name; said, not silent)
             return {"uri": res.turn_uris[0], "replaced": res.replaced}
 
-    return MCPServer(
+    class StdioServer(MCPServer):
+        """``MCPServer`` whose stdio loop answers unreadable lines (:class:`_AnsweringReadStream`).
+
+        ``run_stdio_async`` is the SDK's own (mcp 2.3: ``stdio_server()`` into the low-level
+        server's ``run``) with the read stream wrapped. It reads ``MCPServer._lowlevel_server``,
+        which has no public accessor; an SDK without it is served by its own loop unchanged
+        (broken lines unanswered, as before)."""
+
+        async def run_stdio_async(self) -> None:
+            from mcp.server.stdio import stdio_server
+
+            lowlevel = getattr(self, "_lowlevel_server", None)
+            if lowlevel is None:  # pragma: no cover - another SDK's layout
+                await super().run_stdio_async()
+                return
+            async with stdio_server() as (read, write):
+                await lowlevel.run(
+                    _AnsweringReadStream(read, write),
+                    write,
+                    lowlevel.create_initialization_options(),
+                )
+
+    return StdioServer(
         name="treehop",
         version=__version__,
         instructions=INSTRUCTIONS,
