@@ -6,7 +6,8 @@ every row.
 
 Every other argument is bench_natural.py's, whose defaults this leaves alone (without
 ``--candidate`` the run is bench_natural.py's own, MiniLM). With ``--candidate KEY``
-(``embed63_embedders.CANDIDATES``) every row (find(), the flat rows over the same leaves,
+(``embed63_embedders.CANDIDATES``: ``e5small``, or ``e5small-centered``, the same vectors
+minus a fixed centre) every row (find(), the flat rows over the same leaves,
 LangChain, LlamaIndex) uses that model, its vectors cached under
 ``$TREEHOP_BENCH_CACHE/embed63/embeddings`` (a namespaced folder; the shared cache is only
 read). Questions go through the model's query side (e5's ``query:``): the harness embeds
