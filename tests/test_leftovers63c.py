@@ -337,7 +337,7 @@ def test_a_custom_stores_own_exception_is_a_store_error_async(case: str) -> None
                     await th.add_resource("new text", target_uri=DOC)
                 else:
                     await th.remove("viking://resources/seed.md")
-            except BaseException as exc:  # noqa: BLE001 (checked below)
+            except BaseException as exc:
                 return exc
         raise AssertionError("no error")
 

@@ -39,6 +39,7 @@ from . import arguments as argmod
 from . import memory
 from . import tags as tagmod
 from . import uri as urimod
+from ._plugins import call
 from ._sync import LoopThread
 from .client_readers import (
     MIN_SPLIT_FIND_MANY,
@@ -61,7 +62,6 @@ from .context_assembly import (
 from .embedders.base import BaseEmbedder, Embedder, same_vector_space
 from .embedders.fallback import offline_default as _default_embedder
 from .embedders.guarded import NOT_FINITE, GuardedEmbedder, guard_embedder
-from ._plugins import call
 from .errors import (
     SEARCH_SESSION_HINT,
     ClientClosedError,

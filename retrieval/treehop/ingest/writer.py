@@ -50,6 +50,7 @@ from ..errors import (
     TreehopError,
 )
 from ..models import ContextType, Level, Node
+from ..redaction import shown_name
 from ..stores._filelock import (
     STORE_WRITES_TIMEOUT,
     WaitLine,
@@ -58,7 +59,6 @@ from ..stores._filelock import (
     store_writers_waiting,
 )
 from ..stores.base import IncrementalStore, VectorStore
-from ..redaction import shown_name
 from ..tagging import NodeTags, Tagger, assign_tags
 from ..tagging.ingest import WRITE_COUNTS, IngestTagger, LabelCounts
 from ..tagging.keywords import (
