@@ -1213,7 +1213,7 @@ class TreeWriter:
         read of the store). ``gone``: stored nodes this write deletes after tagging; a
         directory's tags must not count them among its children (a fresh ingest of the
         same tree never sees them). ``counted``: see :meth:`write_nodes`."""
-        computed = {}
+        computed: Mapping[str, NodeTags] = {}
         if self.tagger is not None and nodes:
             new_texts = [n.embedding_text() for n in changed if n.is_leaf]
             store = (
@@ -1310,7 +1310,7 @@ class TreeWriter:
             return 0
         before = {n.uri: list(n.tags) for n in nodes}
         users = {n.uri: [t for t in n.tags if tagmod.source_of(t) == "user"] for n in nodes}
-        computed = {}
+        computed: Mapping[str, NodeTags] = {}
         if self.tagger is not None:
             if refit:
                 tagger_call(self.tagger.refit, self.store)

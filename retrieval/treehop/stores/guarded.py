@@ -109,7 +109,7 @@ class GuardedStore:
         setattr(self._inner, attr, value)
 
     def __len__(self) -> int:
-        out: int = _Method("__len__", self._inner.__len__)()  # type: ignore[attr-defined]
+        out: int = _Method("__len__", self._inner.__len__)()
         return out
 
     def __repr__(self) -> str:
