@@ -5,8 +5,10 @@ unless it says it is a control."""
 from __future__ import annotations
 
 import asyncio
+import sys
 import traceback
 from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -245,6 +247,8 @@ def test_a_models_value_is_not_echoed_and_a_good_node_builds() -> None:
 
 
 def _folder_store() -> type[Any]:
+    # (the conformance suite's helper module, as its conftest puts it on the path)
+    sys.path.insert(0, str(Path(__file__).resolve().parent / "store_conformance"))
     from store_conf_helpers import recipe_store_class
 
     return recipe_store_class()
