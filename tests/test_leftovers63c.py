@@ -369,3 +369,16 @@ def test_a_custom_store_still_answers_and_keeps_its_attributes_control() -> None
         assert [m.uri for m in th.find("rotation", include_directories=False).resources] == [DOC]
         assert th.store.meta["embedder"] == BagOfWordsEmbedder().name
         assert len(th.store) == len(store)
+
+
+def test_a_custom_stores_raising_discard_does_not_replace_the_writes_error() -> None:
+    class Discarding(_DictStore):
+        def discard_unsaved(self) -> bool:
+            raise RuntimeError(_message())
+
+    store = type("Raising", (Discarding,), {"fail": frozenset({"upsert"}), "kind": ValueError})()
+    th = _seeded(store)
+    with pytest.raises(BaseException) as ei:
+        th.add_resource("new text", target_uri=DOC)
+    _check_typed(ei.value, StoreError, "ValueError")
+    assert "upsert" in str(ei.value)
