@@ -24,7 +24,15 @@ from collections.abc import Mapping, Sequence, Set
 from pathlib import Path
 from typing import Any
 
-from .errors import InvalidQueryError, InvalidURIError
+from ._plugins import call
+from .errors import (
+    EmbeddingError,
+    InvalidQueryError,
+    InvalidURIError,
+    LLMError,
+    RerankError,
+    StoreError,
+)
 from .ingest.loaders import check_text_size as ingest_size_check
 from .models import ContextType, RetrievalMode
 from .redaction import listed
@@ -346,6 +354,7 @@ def check_client_args(
     from .llm.base import LLM
     from .rerankers.base import Reranker
     from .stores.base import VectorStore
+    from .tagging.keywords import TaggerError
 
     if path is not None:
         if not isinstance(path, (str, os.PathLike)):
@@ -357,14 +366,17 @@ def check_client_args(
             raise InvalidQueryError(f"path {shown(text)} is empty or not a valid file name")
     if not isinstance(user, str):
         raise InvalidURIError(f"user must be a string, got {type(user).__name__}")
-    for name, value, proto in (
-        ("embedder", embedder, Embedder),
-        ("store", store, VectorStore),
-        ("reranker", reranker, Reranker),
-        ("llm", llm, LLM),
-        ("query_planner", query_planner, LLM),
+    for name, value, proto, error in (
+        ("embedder", embedder, Embedder, EmbeddingError),
+        ("store", store, VectorStore, StoreError),
+        ("reranker", reranker, Reranker, RerankError),
+        ("llm", llm, LLM, LLMError),
+        ("query_planner", query_planner, LLM, LLMError),
     ):
-        if value is not None and not isinstance(value, proto):
+        # (the protocol check reads each member with ``hasattr``, which lets anything but an
+        # ``AttributeError`` through: a property of the caller's object that raises becomes
+        # that plug-in's typed error, as its later calls' failures do)
+        if value is not None and not call(f"the {name}", error, isinstance, value, proto):
             raise InvalidQueryError(
                 f"{name} must implement treehop's {proto.__name__} protocol, "
                 f"got {type(value).__name__}"
@@ -375,7 +387,10 @@ def check_client_args(
         tagger is None
         or tagger is False
         or (isinstance(tagger, str) and tagger == "auto")
-        or (not isinstance(tagger, (str, bool, int, float)) and hasattr(tagger, "tag_nodes"))
+        or (
+            not isinstance(tagger, (str, bool, int, float))
+            and call("the tagger", TaggerError, hasattr, tagger, "tag_nodes")
+        )
     ):
         raise InvalidQueryError(
             "tagger must be 'auto', None/False or an object with tag_nodes() and refit()"

@@ -39,6 +39,7 @@ from . import arguments as argmod
 from . import memory
 from . import tags as tagmod
 from . import uri as urimod
+from ._plugins import call
 from ._sync import LoopThread
 from .client_readers import (
     MIN_SPLIT_FIND_MANY,
@@ -111,6 +112,7 @@ from .search_options import SEARCH_OPTIONS, SearchKwargs, SearchOptions
 from .sessions import Session, SessionStore, UserSessions
 from .stores.base import IndexMetaStore, RecoveryRecord, VectorStore
 from .stores.embedded import EmbeddedStore
+from .stores.guarded import guard_store
 from .tagging import IngestTagger, Tagger
 from .timestamps import TimeLike
 from .validation import as_list, check_query
@@ -303,7 +305,9 @@ class AsyncTreehop:
             store = (
                 EmbeddedStore.shared(path, strict=strict) if path is not None else EmbeddedStore()
             )
-        self.store: VectorStore = store
+        # a caller's own store goes through a guard (stores/guarded.py): its own exception
+        # becomes a StoreError; treehop's stores are used as they are
+        self.store: VectorStore = guard_store(store)
         self.path = Path(path) if path is not None else None
         self.reranker = reranker
         self.config = config or RetrievalConfig()
@@ -347,18 +351,16 @@ class AsyncTreehop:
         # An embedder may list ``former_names``: names an earlier release stored for the same
         # vector space; the names the framework wrappers of treehop's own embedder stored
         # before stop 61 are recognised by any client (``same_vector_space``). Such an index
-        # opens; the current name is stored with its next write.
-        former = getattr(self.embedder, "former_names", ())
-        if (
-            stored
-            and not same_vector_space(stored, self.embedder.name, former)
-            and len(self.store) > 0
-        ):
+        # opens; the current name is stored with its next write. Both read through the
+        # guard: a caller's property raising is an EmbeddingError, not its own exception.
+        former = call("the embedder", EmbeddingError, getattr, self.embedder, "former_names", ())
+        name = self._embedder.name
+        if stored and not same_vector_space(stored, name, former) and len(self.store) > 0:
             raise EmbeddingError(
                 f"this index was built with embedder {stored!r}; "
-                f"opening it with {self.embedder.name!r} would mix vector spaces"
+                f"opening it with {name!r} would mix vector spaces"
             )
-        meta["embedder"] = self.embedder.name
+        meta["embedder"] = name
 
     @property
     def recovery(self) -> list[RecoveryRecord]:

@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError, ValidationInfo, fie
 
 from .errors import InvalidConfigError
 
-__all__ = ["ConfigModel", "config_error"]
+__all__ = ["CheckedModel", "ConfigModel", "config_error"]
 
 _PART = 80
 _SHOWN = 10
@@ -66,6 +66,31 @@ def _wrong_scalar(kind: type, value: Any) -> str | None:
         ok = isinstance(value, numbers.Real) and not isinstance(value, bool)
         want = "a number"
     return None if ok else f"must be {want}, got {type(value).__name__}"
+
+
+class CheckedModel(BaseModel):
+    """A pydantic model whose construction errors are :class:`InvalidConfigError` (a
+    ``ValueError`` too, as pydantic's ``ValidationError`` is): the nodes and results of
+    :mod:`treehop.models`, a chat message, a stage event.
+
+    Why: ``treehop.Node(**{20,000 unknown keys})`` raised pydantic's own ``ValidationError``
+    of 3.6 MB (one line per key, each with its value), where only ``TreehopError``
+    subclasses leave treehop and the configs' errors were already typed and bounded
+    (:func:`config_error`: 10 problems, ``and N more``, no input values). Only ``__init__``
+    (what a caller writes) is wrapped: ``model_validate_json`` of a stored node or session
+    keeps pydantic's error, which the stores catch and report as a damaged index. The
+    ``ValidationError`` is dropped from printed tracebacks (``from None``: it holds every
+    value given, a key pasted into a field among them); it stays the ``__context__``."""
+
+    def __init__(self, /, **data: Any) -> None:
+        # (the validator called as ``BaseModel.__init__`` calls it: a ``super().__init__``
+        # call cost ~1 us more per node or hit)
+        try:
+            self.__pydantic_validator__.validate_python(data, self_instance=self)
+        except ValidationError as exc:
+            raise config_error(exc) from None
+
+    __init__.__pydantic_base_init__ = True  # type: ignore[attr-defined]
 
 
 class ConfigModel(BaseModel):

@@ -11,6 +11,7 @@ from typing import Any, NoReturn, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from .config_model import CheckedModel
 from .errors import UnsupportedUseError
 
 
@@ -46,7 +47,7 @@ class Level(IntEnum):
     CONTENT = 2
 
 
-class Node(BaseModel):
+class Node(CheckedModel):
     """One node of the tree.
 
     Directories (``is_leaf=False``) are described by an L0 ``abstract`` and an L1 ``overview``
@@ -87,7 +88,7 @@ class Node(BaseModel):
         return self.content or self.abstract if self.is_leaf else self.abstract
 
 
-class TypedQuery(BaseModel):
+class TypedQuery(CheckedModel):
     """One query of a plan: the rewritten text, its context type, its purpose and priority."""
 
     query: str
@@ -96,7 +97,7 @@ class TypedQuery(BaseModel):
     priority: int = Field(default=3, ge=1, le=5)
 
 
-class QueryPlan(BaseModel):
+class QueryPlan(CheckedModel):
     """What intent analysis decided to look for (``search()`` only)."""
 
     queries: list[TypedQuery] = Field(default_factory=list)
@@ -130,7 +131,7 @@ PROVENANCE_KEYS: tuple[str, ...] = (
 """The keys of :meth:`MatchedContext.provenance`, shared by every framework integration."""
 
 
-class ChunkContext(BaseModel):
+class ChunkContext(CheckedModel):
     """Another node held in a hit's result slot: a collected chunk of the hit's document, or a
     conversation turn next to a memory hit (:mod:`treehop.memory_context`)."""
 
@@ -150,7 +151,7 @@ class ChunkContext(BaseModel):
     window: :attr:`MatchedContext.own_score`); ``None`` where not recorded (a turn)."""
 
 
-class MatchedContext(BaseModel):
+class MatchedContext(CheckedModel):
     """One retrieved node with its score and full provenance."""
 
     uri: str
@@ -231,7 +232,7 @@ class MatchedContext(BaseModel):
         }
 
 
-class RoundTrace(BaseModel):
+class RoundTrace(CheckedModel):
     """One round of the heap descent, for ``--explain`` and debugging."""
 
     round: int
@@ -242,7 +243,7 @@ class RoundTrace(BaseModel):
     rerank_fallback_reason: str | None = None
 
 
-class TagHopMetrics(BaseModel):
+class TagHopMetrics(CheckedModel):
     """What the tag-hop stage did for one query."""
 
     triggered: bool = False
@@ -254,7 +255,7 @@ class TagHopMetrics(BaseModel):
     hits_in_topk: int = 0
 
 
-class QueryResult(BaseModel):
+class QueryResult(CheckedModel):
     """What one typed query retrieved and how the search went."""
 
     query: TypedQuery
@@ -272,7 +273,7 @@ class QueryResult(BaseModel):
     elapsed_ms: float = 0.0
 
 
-class FindResult(BaseModel):
+class FindResult(CheckedModel):
     """The seed's result type: hits per context type, the plan, and per-query results."""
 
     memories: list[MatchedContext] = Field(default_factory=list)

@@ -39,16 +39,18 @@ import numpy.typing as npt
 
 from .. import tags as tagmod
 from .. import uri as urimod
-from .._plugins import failed, passes, report
+from .._plugins import SHOWN_CHARS, failed, passes, report
 from ..embedders.base import Embedder
 from ..errors import (
     IndexLockedError,
     IngestError,
+    InvalidTagError,
     InvalidURIError,
     NotFoundError,
     TreehopError,
 )
 from ..models import ContextType, Level, Node
+from ..redaction import shown_name
 from ..stores._filelock import (
     STORE_WRITES_TIMEOUT,
     WaitLine,
@@ -57,7 +59,7 @@ from ..stores._filelock import (
     store_writers_waiting,
 )
 from ..stores.base import IncrementalStore, VectorStore
-from ..tagging import Tagger, assign_tags
+from ..tagging import NodeTags, Tagger, assign_tags
 from ..tagging.ingest import WRITE_COUNTS, IngestTagger, LabelCounts
 from ..tagging.keywords import (
     TaggerError,
@@ -1211,24 +1213,22 @@ class TreeWriter:
         read of the store). ``gone``: stored nodes this write deletes after tagging; a
         directory's tags must not count them among its children (a fresh ingest of the
         same tree never sees them). ``counted``: see :meth:`write_nodes`."""
-        computed = {}
+        computed: Mapping[str, NodeTags] = {}
         if self.tagger is not None and nodes:
             new_texts = [n.embedding_text() for n in changed if n.is_leaf]
             store = (
                 _ChildrenCache(self.store, children or {}, gone) if children or gone else self.store
             )
             if counted and isinstance(self.tagger, IngestTagger):
-                computed = tagger_call(
-                    self.tagger.tag_nodes,
+                computed = tagged(
+                    self.tagger,
                     nodes,
                     cast(VectorStore, store),
                     new_texts,
                     counted=counted,
                 )
             else:
-                computed = tagger_call(
-                    self.tagger.tag_nodes, nodes, cast(VectorStore, store), new_texts
-                )
+                computed = tagged(self.tagger, nodes, cast(VectorStore, store), new_texts)
         users = {n.uri: list(user_tags) for n in nodes}
         assign_tags(nodes, computed, users, self.outside_inheritance(target))
 
@@ -1310,11 +1310,11 @@ class TreeWriter:
             return 0
         before = {n.uri: list(n.tags) for n in nodes}
         users = {n.uri: [t for t in n.tags if tagmod.source_of(t) == "user"] for n in nodes}
-        computed = {}
+        computed: Mapping[str, NodeTags] = {}
         if self.tagger is not None:
             if refit:
                 tagger_call(self.tagger.refit, self.store)
-            computed = tagger_call(self.tagger.tag_nodes, nodes, self.store, new_texts=[])
+            computed = tagged(self.tagger, nodes, self.store, new_texts=[])
         assign_tags(nodes, computed, users, outside)
         changed = {n.uri: n.tags for n in nodes if n.tags != before[n.uri]}
         if changed:
@@ -1391,7 +1391,7 @@ class TreeWriter:
         users = {n.uri: [t for t in n.tags if tagmod.source_of(t) == "user"] for n in nodes}
         assert self.tagger is not None
         try:
-            computed = tagger_call(self.tagger.tag_nodes, nodes, self.store, new_texts=[])
+            computed = tagged(self.tagger, nodes, self.store, new_texts=[])
         except TaggerNotFittedError:  # (nothing was counted yet: no leaf in the index)
             return
         mine = {n.uri for n in nodes}
@@ -1836,6 +1836,64 @@ def tagger_call(fn: Callable[..., _T], *args: Any, **kwargs: Any) -> _T:
         if passes(exc):
             raise
         raise TaggerError(failed("the tagger", exc)) from None
+
+
+_TAGS_SHAPE = "expected a dict of uri -> NodeTags(auto=[tags], own_labels=[labels])"
+
+
+def tagged(tagger: Tagger, *args: Any, **kwargs: Any) -> Mapping[str, NodeTags]:
+    """``tagger.tag_nodes(*args, **kwargs)`` through :func:`tagger_call`, its answer checked
+    (:func:`checked_tags`) before any tag of it is assigned or written. treehop's own
+    ``IngestTagger`` is trusted (its answer is built by the code above, on every write)."""
+
+    def run() -> Mapping[str, NodeTags]:
+        answer = tagger.tag_nodes(*args, **kwargs)
+        return answer if type(tagger) is IngestTagger else checked_tags(answer)
+
+    return tagger_call(run)
+
+
+def checked_tags(answer: object) -> Mapping[str, NodeTags]:
+    """A tagger's ``tag_nodes`` answer, or :class:`~treehop.tagging.keywords.TaggerError`
+    naming what is wrong with it. Why: a caller's tagger answering ``None``, a list, a
+    string for ``auto`` (stored as one tag per character) or a label with ``;`` reached
+    :func:`~treehop.tagging.assign_tags` as it was: a raw ``AttributeError`` there, or tags
+    no ``tags=`` filter can name written to the index; a bare label read as the user's own
+    tag. Each ``auto`` item must be a tag in its normalised ``source:label`` form
+    (:func:`~treehop.tagging.auto_tags` writes them), each ``own_labels`` item a normalised
+    label. Names shown are cut and redacted (:func:`~treehop.redaction.shown_name`)."""
+
+    def refuse(why: str) -> TaggerError:
+        return TaggerError(f"the tagger's tag_nodes answered {why}; {_TAGS_SHAPE}"[:SHOWN_CHARS])
+
+    if not isinstance(answer, Mapping):
+        raise refuse(f"a {type(answer).__name__[:100]}")
+    for uri, got in answer.items():
+        if not isinstance(uri, str):
+            raise refuse(f"a key of type {type(uri).__name__[:100]}")
+        if not isinstance(got, NodeTags):
+            raise refuse(f"a {type(got).__name__[:100]} for {shown_name(uri)}")
+        for part, items in (("auto", got.auto), ("own_labels", got.own_labels)):
+            if not isinstance(items, list | tuple):
+                raise refuse(f"{part}={type(items).__name__[:100]} for {shown_name(uri)}")
+            for item in items:
+                if not _normalised(item, part == "auto"):
+                    what = shown_name(item) if isinstance(item, str) else type(item).__name__
+                    raise refuse(
+                        f"{part} item {what[:200]} for {shown_name(uri)}, not a normalised "
+                        + ("tag (source:label)" if part == "auto" else "label")
+                    )
+    return answer
+
+
+def _normalised(item: object, tag: bool) -> bool:
+    """Whether ``item`` is a normalised tag (``tag``) or label."""
+    if not isinstance(item, str):
+        return False
+    try:
+        return (tagmod.parse_tag(item, "auto") if tag else tagmod.normalize_label(item)) == item
+    except InvalidTagError:
+        return False
 
 
 def _own_tags(node: Node) -> Node:

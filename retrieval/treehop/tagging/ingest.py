@@ -29,12 +29,13 @@ import numpy as np
 import numpy.typing as npt
 
 from .. import tags as tagmod
+from .._plugins import call
 from ..ingest.summaries import humanize, is_readme
 from ..models import Node
 from ..stores._filelock import holding_named
 from ..stores.base import VectorStore
 from .base import NodeTags
-from .keywords import KeywordTagger, _distinct, _parsed_tag
+from .keywords import KeywordTagger, TaggerError, _distinct, _parsed_tag
 from .second_process import PreparedFit, fit_extract
 
 STATE_KEY = "tagger/keywords.bin"
@@ -93,7 +94,9 @@ def ingest_taggers(tagger: object) -> list[IngestTagger]:
         seen.add(id(tagger))
         if isinstance(tagger, IngestTagger):
             out.append(tagger)
-        tagger = getattr(tagger, "base", None)
+        # (a caller's ``base`` property raising anything but AttributeError, which reads as
+        # "no base": a TaggerError, as its tag_nodes raising is)
+        tagger = call("the tagger's base", TaggerError, getattr, tagger, "base", None)
     return out
 
 
