@@ -341,6 +341,11 @@ change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py
   ~42 ``* title`` entries over users' ``->`` questions): every question and entry title
   deleted (:func:`split_pure_ftpd_faq`), beside the READMEs, sample configurations and man
   pages. Built in stop 63 and measured once: an untuned check (helper heldout58).
+* ``awstats-faq``: AWStats' FAQ (Debian ``awstats``, ``html/awstats_faq.html``: hand-written
+  HTML, ~45 ``FAQ-XXXnnn`` entries, ~40 of them a user's ``PROBLEM:`` over the author's
+  ``SOLUTION:``): every asked problem, its entry's titles and the contents list deleted
+  (:func:`split_awstats_faq`), beside the manual's other pages, the READMEs and the man
+  page. Built in stop 63 and measured once: an untuned check (helper heldout59).
 * ``asymptote-faq``: Asymptote's FAQ (Debian ``asymptote-doc``, ``faq/section1-9.html``:
   bfnn HTML, ~80 ``<h2>`` entries, FFTW's shape): every question and each page's contents
   list deleted (:func:`split_fftw_faq`), beside the Asymptote manual's texi2any pages (its
@@ -448,6 +453,7 @@ HELD_OUT_SETS = (
     "pure-ftpd-faq",
     "asymptote-faq",
     "mhonarc-faq",
+    "awstats-faq",
 )
 """Natural-question sets that no screening script reads by default (``--sets`` names them):
 measured once per change as an untuned check of whether a method chosen on the sets above
@@ -10675,6 +10681,149 @@ def pure_ftpd_faq_set() -> NaturalSet:
     )
 
 
+# --------------------------------------------------------------------------------------
+# An HTML FAQ of coded entries, a user's PROBLEM over the author's SOLUTION (AWStats)
+# --------------------------------------------------------------------------------------
+
+AWSTATS_PACKAGE = "awstats"
+AWSTATS_DOC = "usr/share/doc/awstats"
+AWSTATS_HTML = "html"
+AWSTATS_FAQ = "awstats_faq.html"
+"""AWStats' FAQ as its author keeps it (Laurent Destailleur, ``docs/awstats_faq.html`` in the
+source; Debian's ``awstats``, ``/usr/share/doc/awstats/html/awstats_faq.html``, hand-written
+HTML): the manual's banner, a title, a contents list (group titles "ABOUT QUESTIONS:" over
+one line per entry, ``FAQ-COM350 <a href="#OLDLOG">How can I process old log file
+?</a><br>``), a rule, then ~45 entries, each an anchor over a bold underlined title in
+capitals on one line, ``<b><u>FAQ-COM350 : HOW CAN I PROCESS AN OLD LOG FILE ?</u></b>``
+(two titles over one entry once), then, in ~40 of them, ``PROBLEM:`` over the user's words
+("I want to process an old log file to include its data in my AWStats reports.", "When I
+run awstats.pl from command line, I get: "Missing $ on loop variable ..."") and
+``SOLUTION:`` over the author's answer (paragraphs, lists, tables holding commands and
+settings); the five "ABOUT" entries have no problem, only the author's text under the title
+("ABOUT AWSTATS HISTORY"). After the last entry a rule and the author's links."""
+AWSTATS_LEFT_OUT = ("index.html", AWSTATS_FAQ)
+"""Of ``html/``: the FAQ (split on its own) and ``index.html`` (the documentation's contents
+page: a search box and links to the other pages) are not read as pages."""
+AWSTATS_TEXTS = ("README.md.gz", "README.Debian.gz", "examples/apache.conf")
+"""The package's README (what AWStats is, its features, installing), Debian's README (the
+packaged setup, the cron job, the configuration files) and the example Apache configuration
+it points at: in, as text. Left out: ``NEWS.Debian``, the changelogs (``changelog.gz``,
+``html/awstats_changelog.txt.gz``), the copyright, ``html/pad_awstats.xml`` (a download-site
+description), ``html/images``, ``html/scripts``, ``styles.css`` and the example programs and
+style sheets of ``examples/`` (code); ``/etc/awstats/awstats.conf`` (the configuration file,
+every setting commented: the text of ``awstats_config.html`` again) not read."""
+AWSTATS_MAN = ("usr/share/man/man1/awstats.1.gz",)
+"""The package's man page (``awstats.pl``'s options): in under ``man/``."""
+AWSTATS_MAX_PAGE_CHARS = 150_000
+"""A page, note or man page over this stays out and is named (the value the other sets use,
+not chosen for this set)."""
+_AWSTATS_LISTED = re.compile(
+    r"(?m)^FAQ-[A-Z]{3}\d+[ \t]+<a\s+href=\"#[^\"\n]*\">[^\n]*?</a>[ \t]*(?:<br>)?[ \t]*$"
+)
+_AWSTATS_TITLE = r"<b><u>(FAQ-[A-Z]{3}\d+)[ \t]*:[^\n]*?</u></b>[ \t]*(?:<br>)?"
+_AWSTATS_ENTRY = re.compile(
+    rf"{_AWSTATS_TITLE}(?:\s*<b><u>FAQ-[A-Z]{{3}}\d+[ \t]*:[^\n]*?</u></b>[ \t]*(?:<br>)?)*"
+)
+_AWSTATS_PROBLEM = re.compile(r"\s*<font\s+class=\"?CProblem\"?>\s*PROBLEM:\s*</font>")
+_AWSTATS_SOLUTION = re.compile(r"<font\s+class=\"?CSolution\"?>\s*SOLUTION:\s*</font>")
+_AWSTATS_RULE = re.compile(r"<hr\b[^>]*>")
+_AWSTATS_BR = re.compile(r"<br\b[^>]*>", re.IGNORECASE)
+_AWSTATS_TAG = re.compile(r"</?[A-Za-z][^>]*>")
+
+
+def awstats_question(problem_html: str) -> str:
+    """A ``PROBLEM:`` paragraph as the question: line breaks read as spaces, other tags
+    removed without one (``<i>"Internal Error 500"</i>.``), entities read after the tags
+    are gone (``&lt;script&gt;`` is text, not a tag), spaces folded. A ``<`` not followed
+    by a letter or ``/`` and a letter is text, as a browser shows it (SEC100 writes "a <
+    SCRIPT > ... < /SCRIPT > section")."""
+    text = _AWSTATS_TAG.sub("", _AWSTATS_BR.sub(" ", problem_html))
+    return _norm(html.unescape(text))
+
+
+def split_awstats_faq(page_html: str) -> tuple[str, list[tuple[str, str, str]]]:
+    """AWStats' ``awstats_faq.html`` -> (the FAQ as one markdown page without its asked
+    problems, their titles or the contents list, [(id, question, answer)]).
+
+    The contents list's entry lines (``FAQ-COM350 <a href="#OLDLOG">...</a><br>``: each
+    entry's title again) are dropped; its group titles stay. An entry is a run of one or
+    more bold titles ``<b><u>FAQ-XXXnnn : ...</u></b>``, each on one line (two titles over
+    one text: SET150 and SET200), and the text after them up to the next entry or, for the
+    last, the page's last rule (the author's links after it: in no answer). An entry whose
+    text opens with ``PROBLEM:`` and holds a ``SOLUTION:`` label after it is asked: the
+    words between the labels are the question (:func:`awstats_question`: a user's problem
+    report or question); the answer is the text after ``SOLUTION:`` (:func:`page_to_markdown`);
+    the titles, the problem and both labels leave the page. Any other entry (the author's
+    "ABOUT" topics, no user asking) stays in the page whole, its titles included, and asks
+    nothing. Ids are the first title's code (``FAQ-COM350``, a repeat ``-2``). Each title is on
+    one line and the labels are searched once per entry, forward: linear."""
+    body = _AWSTATS_LISTED.sub("", page_html)
+    intro, spans, footer = _entry_spans_before_footer(body, _AWSTATS_ENTRY, _AWSTATS_RULE)
+    parts = [intro]
+    qa: list[tuple[str, str, str]] = []
+    seen: dict[str, int] = {}
+    for m, end in spans:
+        text = body[m.end() : end]
+        problem = _AWSTATS_PROBLEM.match(text)
+        solution = _AWSTATS_SOLUTION.search(text, problem.end()) if problem else None
+        if problem is None or solution is None:
+            parts.append(page_to_markdown(body[m.start() : end]).strip())
+            continue
+        question = awstats_question(text[problem.end() : solution.start()])
+        answer = page_to_markdown(text[solution.end() :]).strip()
+        if question and answer:
+            qa.append((_repeat_id(seen, m.group(1)), question, answer))
+        parts.append(answer)
+    return _joined_parts([*parts, footer]), qa
+
+
+def awstats_faq_set() -> NaturalSet:
+    """AWStats' FAQ (Debian ``awstats``, ``html/awstats_faq.html``: ~45 coded entries, ~40
+    of them a user's problem report or question under ``PROBLEM:``, "I want to reset all my
+    statistics to restart the update process from the beginning.") as one page
+    ``awstats_faq.md`` with every asked problem, its entry's titles and the contents list
+    deleted (:func:`split_awstats_faq`), beside the manual's other pages (``html/`` but
+    :data:`AWSTATS_LEFT_OUT`), the notes (:data:`AWSTATS_TEXTS`) and the man page
+    (:data:`AWSTATS_MAN`), each up to :data:`AWSTATS_MAX_PAGE_CHARS`. Ids are the FAQ's
+    codes (``awstats-faq:FAQ-COM350``). Entries whose answer is under :data:`MIN_ANSWER_WORDS`
+    words are left out and named. Built in stop 63 and measured once, with no change to the
+    retriever: an untuned check (helper heldout59)."""
+    root, doc, faq_path = _packaged_doc(
+        AWSTATS_PACKAGE, AWSTATS_DOC, f"{AWSTATS_HTML}/{AWSTATS_FAQ}"
+    )
+    text, qa = split_awstats_faq(_doc_text(faq_path, "utf-8"))
+    files = {"awstats_faq.md": text}
+    asked = _faq_questions("awstats-faq", qa, "awstats_faq.md")
+    pages = sorted(
+        p.name
+        for p in (doc / AWSTATS_HTML).glob("*.html")
+        if p.is_file() and p.name not in AWSTATS_LEFT_OUT
+    )
+    kept, too_long = _add_pages(files, doc / AWSTATS_HTML, pages, "utf-8", AWSTATS_MAX_PAGE_CHARS)
+    notes = _add_notes(files, doc, AWSTATS_TEXTS)
+    notes += [f"man/{m}.md" for m in _add_man_pages(files, root, AWSTATS_MAN)]
+    notes, notes_too_long = _drop_too_long(files, notes, AWSTATS_MAX_PAGE_CHARS)
+    kept += notes
+    too_long += notes_too_long
+    return _judged_package_set(
+        "awstats-faq",
+        root,
+        files,
+        asked,
+        lambda version, unjudged: (
+            f"AWStats FAQ from {AWSTATS_PACKAGE} {version} (html/awstats_faq.html, one page; "
+            f"its {len(qa)} answered PROBLEM: entries' problems and titles and the contents "
+            "list deleted, the entries asking nothing kept) + the manual's other pages, the "
+            f"READMEs, the example Apache configuration and the man page ({len(kept)} files; "
+            f"left out, over {AWSTATS_MAX_PAGE_CHARS} chars: {', '.join(too_long) or 'none'}); "
+            "index.html, NEWS.Debian, changelogs, copyright, pad_awstats.xml, images, "
+            "scripts, style sheets and example programs out; answer = the text after "
+            "SOLUTION: up to the next entry; left out, answer under "
+            f"{MIN_ANSWER_WORDS} words: {' | '.join(unjudged) or 'none'}"
+        ),
+    )
+
+
 BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "django-faq": lambda emb: django_faq_set(),
     "gitfaq": lambda emb: gitfaq_set(),
@@ -10743,6 +10892,7 @@ BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "pure-ftpd-faq": lambda emb: pure_ftpd_faq_set(),
     "asymptote-faq": lambda emb: asymptote_faq_set(),
     "mhonarc-faq": lambda emb: mhonarc_faq_set(),
+    "awstats-faq": lambda emb: awstats_faq_set(),
     "cranfield": cranfield_set,
     "pytest-derived": lambda emb: pytest_derived_set(),
 }
