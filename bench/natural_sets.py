@@ -10878,8 +10878,8 @@ def split_x11vnc_faq(
     answer, page)]), one page a group.
 
     The groups are the ``[Title]`` lines of the contents list (the lines before the first
-    rule of underscores that follows a question); the contents list (its group titles and
-    every ``Q-N:`` question again, wrapped) is dropped, the page's title with it. After the
+    rule of underscores; without a rule, every line); the contents list (its group titles
+    and every ``Q-N:`` question again, wrapped) is dropped, the page's title with it. After the
     rule, a line ``   [Title]`` naming a group starts that group's page (other bracketed
     lines, ``[ssvnc.gif]``, are images: text); a question is an indented ``Q-N: ...`` line
     and the lines after it up to a blank line (joined, spaces folded); it leaves the page.
@@ -10891,17 +10891,13 @@ def split_x11vnc_faq(
     read twice at most (the contents, then the entries): linear."""
     groups: set[str] = set()
     start = 0
-    seen_question = False
     for i, line in enumerate(lines):
-        if _X11VNC_QUESTION.match(line):
-            seen_question = True
-        elif seen_question and _X11VNC_RULE.match(line):
+        if _X11VNC_RULE.match(line):
             start = i + 1
             break
-        else:
-            g = _X11VNC_GROUP.match(line)
-            if g:
-                groups.add(g.group(1).strip())
+        g = _X11VNC_GROUP.match(line)
+        if g:
+            groups.add(g.group(1).strip())
     pages: dict[str, list[str]] = {}
     qa: list[tuple[str, str, str, str]] = []
     seen: dict[str, int] = {}
