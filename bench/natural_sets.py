@@ -341,6 +341,16 @@ change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py
   ~42 ``* title`` entries over users' ``->`` questions): every question and entry title
   deleted (:func:`split_pure_ftpd_faq`), beside the READMEs, sample configurations and man
   pages. Built in stop 63 and measured once: an untuned check (helper heldout58).
+* ``awstats-faq``: AWStats' FAQ (Debian ``awstats``, ``html/awstats_faq.html``: hand-written
+  HTML, ~45 ``FAQ-XXXnnn`` entries, ~40 of them a user's ``PROBLEM:`` over the author's
+  ``SOLUTION:``): every asked problem, its entry's titles and the contents list deleted
+  (:func:`split_awstats_faq`), beside the manual's other pages, the READMEs and the man
+  page. Built in stop 63 and measured once: an untuned check (helper heldout59).
+* ``x11vnc-faq``: x11vnc's FAQ (Debian ``x11vnc``, ``README.gz``: the author's web pages as
+  one text, the FAQ page ~132 ``Q-N:`` entries under ``[Group]`` titles): the README split
+  at its pages, the FAQ page at its groups, every question and the contents list deleted
+  (:func:`split_x11vnc_readme`), beside the other pages and the man pages. Built in stop 63
+  and measured once: an untuned check (helper heldout59).
 * ``asymptote-faq``: Asymptote's FAQ (Debian ``asymptote-doc``, ``faq/section1-9.html``:
   bfnn HTML, ~80 ``<h2>`` entries, FFTW's shape): every question and each page's contents
   list deleted (:func:`split_fftw_faq`), beside the Asymptote manual's texi2any pages (its
@@ -448,6 +458,8 @@ HELD_OUT_SETS = (
     "pure-ftpd-faq",
     "asymptote-faq",
     "mhonarc-faq",
+    "awstats-faq",
+    "x11vnc-faq",
 )
 """Natural-question sets that no screening script reads by default (``--sets`` names them):
 measured once per change as an untuned check of whether a method chosen on the sets above
@@ -10675,6 +10687,360 @@ def pure_ftpd_faq_set() -> NaturalSet:
     )
 
 
+# --------------------------------------------------------------------------------------
+# An HTML FAQ of coded entries, a user's PROBLEM over the author's SOLUTION (AWStats)
+# --------------------------------------------------------------------------------------
+
+AWSTATS_PACKAGE = "awstats"
+AWSTATS_DOC = "usr/share/doc/awstats"
+AWSTATS_HTML = "html"
+AWSTATS_FAQ = "awstats_faq.html"
+"""AWStats' FAQ as its author keeps it (Laurent Destailleur, ``docs/awstats_faq.html`` in the
+source; Debian's ``awstats``, ``/usr/share/doc/awstats/html/awstats_faq.html``, hand-written
+HTML): the manual's banner, a title, a contents list (group titles "ABOUT QUESTIONS:" over
+one line per entry, ``FAQ-COM350 <a href="#OLDLOG">How can I process old log file
+?</a><br>``), a rule, then ~45 entries, each an anchor over a bold underlined title in
+capitals on one line, ``<b><u>FAQ-COM350 : HOW CAN I PROCESS AN OLD LOG FILE ?</u></b>``
+(two titles over one entry once), then, in ~40 of them, ``PROBLEM:`` over the user's words
+("I want to process an old log file to include its data in my AWStats reports.", "When I
+run awstats.pl from command line, I get: "Missing $ on loop variable ..."") and
+``SOLUTION:`` over the author's answer (paragraphs, lists, tables holding commands and
+settings); the five "ABOUT" entries have no problem, only the author's text under the title
+("ABOUT AWSTATS HISTORY"). After the last entry a rule and the author's links."""
+AWSTATS_LEFT_OUT = ("index.html", AWSTATS_FAQ)
+"""Of ``html/``: the FAQ (split on its own) and ``index.html`` (the documentation's contents
+page: a search box and links to the other pages) are not read as pages."""
+AWSTATS_TEXTS = ("README.md.gz", "README.Debian.gz", "examples/apache.conf")
+"""The package's README (what AWStats is, its features, installing), Debian's README (the
+packaged setup, the cron job, the configuration files) and the example Apache configuration
+it points at: in, as text. Left out: ``NEWS.Debian``, the changelogs (``changelog.gz``,
+``html/awstats_changelog.txt.gz``), the copyright, ``html/pad_awstats.xml`` (a download-site
+description), ``html/images``, ``html/scripts``, ``styles.css`` and the example programs and
+style sheets of ``examples/`` (code); ``/etc/awstats/awstats.conf`` (the configuration file,
+every setting commented: the text of ``awstats_config.html`` again) not read."""
+AWSTATS_MAN = ("usr/share/man/man1/awstats.1.gz",)
+"""The package's man page (``awstats.pl``'s options): in under ``man/``."""
+AWSTATS_MAX_PAGE_CHARS = 150_000
+"""A page, note or man page over this stays out and is named (the value the other sets use,
+not chosen for this set)."""
+_AWSTATS_LISTED = re.compile(
+    r"(?m)^FAQ-[A-Z]{3}\d+[ \t]+<a\s+href=\"#[^\"\n]*\">[^\n]*?</a>[ \t]*(?:<br>)?[ \t]*$"
+)
+_AWSTATS_TITLE = r"<b><u>(FAQ-[A-Z]{3}\d+)[ \t]*:[^\n]*?</u></b>[ \t]*(?:<br>)?"
+_AWSTATS_ENTRY = re.compile(
+    rf"{_AWSTATS_TITLE}(?:\s*<b><u>FAQ-[A-Z]{{3}}\d+[ \t]*:[^\n]*?</u></b>[ \t]*(?:<br>)?)*"
+)
+_AWSTATS_PROBLEM = re.compile(r"\s*<font\s+class=\"?CProblem\"?>\s*PROBLEM:\s*</font>")
+_AWSTATS_SOLUTION = re.compile(r"<font\s+class=\"?CSolution\"?>\s*SOLUTION:\s*</font>")
+_AWSTATS_RULE = re.compile(r"<hr\b[^>]*>")
+_AWSTATS_BR = re.compile(r"<br\b[^>]*>", re.IGNORECASE)
+_AWSTATS_TAG = re.compile(r"</?[A-Za-z][^>]*>")
+
+
+def awstats_question(problem_html: str) -> str:
+    """A ``PROBLEM:`` paragraph as the question: line breaks read as spaces, other tags
+    removed without one (``<i>"Internal Error 500"</i>.``), entities read after the tags
+    are gone (``&lt;script&gt;`` is text, not a tag), spaces folded. A ``<`` not followed
+    by a letter or ``/`` and a letter is text, as a browser shows it (SEC100 writes "a <
+    SCRIPT > ... < /SCRIPT > section")."""
+    text = _AWSTATS_TAG.sub("", _AWSTATS_BR.sub(" ", problem_html))
+    return _norm(html.unescape(text))
+
+
+def split_awstats_faq(page_html: str) -> tuple[str, list[tuple[str, str, str]]]:
+    """AWStats' ``awstats_faq.html`` -> (the FAQ as one markdown page without its asked
+    problems, their titles or the contents list, [(id, question, answer)]).
+
+    The contents list's entry lines (``FAQ-COM350 <a href="#OLDLOG">...</a><br>``: each
+    entry's title again) are dropped; its group titles stay. An entry is a run of one or
+    more bold titles ``<b><u>FAQ-XXXnnn : ...</u></b>``, each on one line (two titles over
+    one text: SET150 and SET200), and the text after them up to the next entry or, for the
+    last, the page's last rule (the author's links after it: in no answer). An entry whose
+    text opens with ``PROBLEM:`` and holds a ``SOLUTION:`` label after it is asked: the
+    words between the labels are the question (:func:`awstats_question`: a user's problem
+    report or question); the answer is the text after ``SOLUTION:`` (:func:`page_to_markdown`);
+    the titles, the problem and both labels leave the page. Any other entry (the author's
+    "ABOUT" topics, no user asking) stays in the page whole, its titles included, and asks
+    nothing. Ids are the first title's code (``FAQ-COM350``, a repeat ``-2``). Each title is on
+    one line and the labels are searched once per entry, forward: linear."""
+    body = _AWSTATS_LISTED.sub("", page_html)
+    intro, spans, footer = _entry_spans_before_footer(body, _AWSTATS_ENTRY, _AWSTATS_RULE)
+    parts = [intro]
+    qa: list[tuple[str, str, str]] = []
+    seen: dict[str, int] = {}
+    for m, end in spans:
+        text = body[m.end() : end]
+        problem = _AWSTATS_PROBLEM.match(text)
+        solution = _AWSTATS_SOLUTION.search(text, problem.end()) if problem else None
+        if problem is None or solution is None:
+            parts.append(page_to_markdown(body[m.start() : end]).strip())
+            continue
+        question = awstats_question(text[problem.end() : solution.start()])
+        answer = page_to_markdown(text[solution.end() :]).strip()
+        if question and answer:
+            qa.append((_repeat_id(seen, m.group(1)), question, answer))
+        parts.append(answer)
+    return _joined_parts([*parts, footer]), qa
+
+
+def awstats_faq_set() -> NaturalSet:
+    """AWStats' FAQ (Debian ``awstats``, ``html/awstats_faq.html``: ~45 coded entries, ~40
+    of them a user's problem report or question under ``PROBLEM:``, "I want to reset all my
+    statistics to restart the update process from the beginning.") as one page
+    ``awstats_faq.md`` with every asked problem, its entry's titles and the contents list
+    deleted (:func:`split_awstats_faq`), beside the manual's other pages (``html/`` but
+    :data:`AWSTATS_LEFT_OUT`), the notes (:data:`AWSTATS_TEXTS`) and the man page
+    (:data:`AWSTATS_MAN`), each up to :data:`AWSTATS_MAX_PAGE_CHARS`. Ids are the FAQ's
+    codes (``awstats-faq:FAQ-COM350``). Entries whose answer is under :data:`MIN_ANSWER_WORDS`
+    words are left out and named. Built in stop 63 and measured once, with no change to the
+    retriever: an untuned check (helper heldout59)."""
+    root, doc, faq_path = _packaged_doc(
+        AWSTATS_PACKAGE, AWSTATS_DOC, f"{AWSTATS_HTML}/{AWSTATS_FAQ}"
+    )
+    text, qa = split_awstats_faq(_doc_text(faq_path, "utf-8"))
+    files = {"awstats_faq.md": text}
+    asked = _faq_questions("awstats-faq", qa, "awstats_faq.md")
+    pages = sorted(
+        p.name
+        for p in (doc / AWSTATS_HTML).glob("*.html")
+        if p.is_file() and p.name not in AWSTATS_LEFT_OUT
+    )
+    kept, too_long = _add_pages(files, doc / AWSTATS_HTML, pages, "utf-8", AWSTATS_MAX_PAGE_CHARS)
+    notes = _add_notes(files, doc, AWSTATS_TEXTS)
+    notes += [f"man/{m}.md" for m in _add_man_pages(files, root, AWSTATS_MAN)]
+    notes, notes_too_long = _drop_too_long(files, notes, AWSTATS_MAX_PAGE_CHARS)
+    kept += notes
+    too_long += notes_too_long
+    return _judged_package_set(
+        "awstats-faq",
+        root,
+        files,
+        asked,
+        lambda version, unjudged: (
+            f"AWStats FAQ from {AWSTATS_PACKAGE} {version} (html/awstats_faq.html, one page; "
+            f"its {len(qa)} answered PROBLEM: entries' problems and titles and the contents "
+            "list deleted, the entries asking nothing kept) + the manual's other pages, the "
+            f"READMEs, the example Apache configuration and the man page ({len(kept)} files; "
+            f"left out, over {AWSTATS_MAX_PAGE_CHARS} chars: {', '.join(too_long) or 'none'}); "
+            "index.html, NEWS.Debian, changelogs, copyright, pad_awstats.xml, images, "
+            "scripts, style sheets and example programs out; answer = the text after "
+            "SOLUTION: up to the next entry; left out, answer under "
+            f"{MIN_ANSWER_WORDS} words: {' | '.join(unjudged) or 'none'}"
+        ),
+    )
+
+
+# --------------------------------------------------------------------------------------
+# A README that joins the author's web pages, the FAQ one of them (x11vnc)
+# --------------------------------------------------------------------------------------
+
+X11VNC_PACKAGE = "x11vnc"
+X11VNC_DOC = "usr/share/doc/x11vnc"
+X11VNC_README = "README.gz"
+"""x11vnc's README as its author made it (Karl Runge, ``README`` in the source; Debian's
+``x11vnc``, ``/usr/share/doc/x11vnc/README.gz``, plain text, 942 K characters): a preamble
+(the project's move to GitHub, the copyright, "The following information is taken from these
+URLs:"), then the pages of the x11vnc web site one after the other, each opening with its
+address on a line of its own at column 0 (``http://www.karlrunge.com/x11vnc/faq.html:``), as
+``lynx -dump`` writes a page (indented paragraphs, ``[image.gif]`` for images). The FAQ page
+(357 K characters): its title ``#   x11vnc FAQ:``, a contents list (``[Group]`` titles over
+every question again, ``Q-1: I can't get x11vnc to start up. ...``, wrapped), a rule of
+underscores, then the same groups, each ``   [Building and Starting]`` over its entries:
+``   Q-N: <question>`` wrapped over lines up to a blank line, then the answer (paragraphs,
+commands, output, rules) up to the next entry or group. Between the later pages a rule of
+``=``."""
+X11VNC_MAN = ("usr/share/man/man1/x11vnc.1.gz", "usr/share/man/man8/Xdummy.8.gz")
+"""The package's man pages (``x11vnc(1)``: every option, the text of ``x11vnc_opts.html``
+again; ``Xdummy(8)``): in under ``man/``, each up to the page limit."""
+X11VNC_MAX_PAGE_CHARS = 150_000
+"""A page over this stays out and is named (the value the other sets use, not chosen for
+this set). The FAQ page (357 K) is over it as one page: it is cut at its groups, the parts
+its author made (a group a page, as the contents list sorts them)."""
+_X11VNC_PAGE = re.compile(r"^(https?://\S+/([^/\s]+?))(?:\.html?)?:[ \t]*$")
+_X11VNC_QUESTION = re.compile(r"^[ \t]+Q-(\d+):[ \t]+(\S.*)$")
+_X11VNC_GROUP = re.compile(r"^[ \t]+\[([^\[\]]+)\][ \t]*$")
+_X11VNC_RULE = re.compile(r"^[ \t]*_{10,}[ \t]*$")
+_X11VNC_BETWEEN = re.compile(r"^={10,}[ \t]*$")
+_X11VNC_FAQ_PAGE = "faq"
+
+
+def _x11vnc_group_name(number: int, title: str) -> str:
+    """A FAQ group's page: its place and its title as a file name
+    (``faq/03-color-issues.txt``), so the pages sort as the FAQ orders them."""
+    slug = re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-") or "group"
+    return f"{_X11VNC_FAQ_PAGE}/{number:02d}-{slug}.txt"
+
+
+def split_x11vnc_faq(
+    lines: Sequence[str],
+) -> tuple[dict[str, str], list[tuple[str, str, str, str]]]:
+    """The FAQ page's lines (after its address line) -> ({page: text}, [(id, question,
+    answer, page)]), one page a group.
+
+    The groups are the ``[Title]`` lines of the contents list (the lines before the first
+    rule of underscores; without a rule, every line); the contents list (its group titles
+    and every ``Q-N:`` question again, wrapped) is dropped, the page's title with it. After the
+    rule, a line ``   [Title]`` naming a group starts that group's page (other bracketed
+    lines, ``[ssvnc.gif]``, are images: text); a question is an indented ``Q-N: ...`` line
+    and the lines after it up to a blank line (joined, spaces folded); it leaves the page.
+    Its id is ``Q-N`` (a repeat ``-2``); its answer the text after it up to the next
+    question or group (lines as written, blank lines at either end dropped). A question with
+    no text under it asks nothing and its lines stay in the page (Q-57's answer follows its
+    question with no blank line between: one paragraph, kept as text, not asked). Text
+    before the first group (after the rule) goes to the first group's page. Each line is
+    read twice at most (the contents, then the entries): linear."""
+    groups: set[str] = set()
+    start = 0
+    for i, line in enumerate(lines):
+        if _X11VNC_RULE.match(line):
+            start = i + 1
+            break
+        g = _X11VNC_GROUP.match(line)
+        if g:
+            groups.add(g.group(1).strip())
+    pages: dict[str, list[str]] = {}
+    qa: list[tuple[str, str, str, str]] = []
+    seen: dict[str, int] = {}
+    page: list[str] = []
+    name = ""
+    pending: list[str] = []  # text before the first group
+    asking: list[str] | None = None
+    label = ""
+    question: str | None = None
+    question_lines: list[str] = []  # the question as written: kept when it asks nothing
+    answer: list[str] = []
+
+    def close() -> None:
+        nonlocal question
+        body = "\n".join(answer).strip("\n")
+        if question and body.strip():
+            qa.append((_repeat_id(seen, label), question, body, name))
+        elif question_lines:
+            page.extend(["", *question_lines, ""])  # asks nothing: its text stays
+        if answer:
+            page.extend(["", body, ""])
+        question = None
+        question_lines.clear()
+        answer.clear()
+
+    def open_question() -> None:
+        nonlocal asking, question
+        if asking is not None:
+            question, asking = _norm(" ".join(asking)), None
+
+    for line in lines[start:]:
+        g = _X11VNC_GROUP.match(line)
+        if g and g.group(1).strip() in groups:
+            open_question()
+            close()
+            name = _x11vnc_group_name(len(pages) + 1, g.group(1).strip())
+            page = pages.setdefault(name, [*pending])
+            pending = []
+            page.append(line.strip())
+            continue
+        q = _X11VNC_QUESTION.match(line)
+        if q:
+            open_question()
+            close()
+            asking, label = [q.group(2)], f"Q-{q.group(1)}"
+            question_lines.append(line.rstrip())
+            continue
+        if asking is not None:
+            if line.strip():
+                asking.append(line.strip())
+                question_lines.append(line.rstrip())
+                continue
+            open_question()
+            continue
+        if question is not None:
+            answer.append(line.rstrip())
+        elif name:
+            page.append(line.rstrip())
+        else:
+            pending.append(line.rstrip())
+    open_question()
+    close()
+    if not pages and pending:
+        pages[_x11vnc_group_name(1, "faq")] = pending
+    return {k: _joined_parts(["\n".join(v)]) for k, v in pages.items()}, qa
+
+
+def split_x11vnc_readme(
+    text: str,
+) -> tuple[dict[str, str], list[tuple[str, str, str, str]]]:
+    """x11vnc's ``README`` -> ({page: text}, [(id, question, answer, page)]): the README cut
+    at its pages, as the web site it was dumped from has them.
+
+    A line ``http://.../<name>.html:`` at column 0 starts the page ``<name>.txt`` (the
+    address line itself leaves); the text before the first is ``README-preamble.txt``; the
+    rules of ``=`` set between pages are dropped. The FAQ page
+    (``faq.html``) is cut at its groups and its questions taken out by
+    :func:`split_x11vnc_faq`. A page's name repeated: ``-2``. Each line is read once here:
+    linear."""
+    out: dict[str, list[str]] = {"README-preamble.txt": []}
+    current = out["README-preamble.txt"]
+    current_name = "README-preamble.txt"
+    faq_lines: list[str] | None = None
+    seen: dict[str, int] = {}
+    for line in text.split("\n"):
+        m = _X11VNC_PAGE.match(line)
+        if m:
+            base = _repeat_id(seen, m.group(2))
+            if base == _X11VNC_FAQ_PAGE and faq_lines is None:
+                faq_lines = current = []
+                current_name = ""
+                continue
+            current_name = f"{base}.txt"
+            current = out.setdefault(current_name, [])
+            continue
+        if _X11VNC_BETWEEN.match(line):
+            continue  # the rule between two pages: neither page's text
+        current.append(line.rstrip())
+    pages = {k: _joined_parts(["\n".join(v)]) for k, v in out.items() if "".join(v).strip()}
+    qa: list[tuple[str, str, str, str]] = []
+    if faq_lines is not None:
+        faq_pages, qa = split_x11vnc_faq(faq_lines)
+        pages.update(faq_pages)
+    return pages, qa
+
+
+def x11vnc_faq_set() -> NaturalSet:
+    """x11vnc's FAQ (Debian ``x11vnc``, ``README.gz``: the web site's pages as one text, the
+    FAQ page ~132 ``Q-N:`` entries, users' questions and problem reports, "Q-14: Sometimes
+    when a VNC viewer dies abruptly, x11vnc also dies with the error message like: "Broken
+    pipe". ...") with the README cut at its pages and the FAQ page at its groups, every
+    question and the FAQ's contents list deleted (:func:`split_x11vnc_readme`), beside the
+    man pages (:data:`X11VNC_MAN`), each up to :data:`X11VNC_MAX_PAGE_CHARS`. Ids are the
+    FAQ's numbers (``x11vnc-faq:Q-14``). Entries whose answer is under
+    :data:`MIN_ANSWER_WORDS` words are left out and named. Built in stop 63 and measured
+    once, with no change to the retriever: an untuned check (helper heldout59)."""
+    root, _doc, readme = _packaged_doc(X11VNC_PACKAGE, X11VNC_DOC, X11VNC_README)
+    files, qa = split_x11vnc_readme(_doc_text(readme, "utf-8"))
+    asked = [
+        NaturalQuestion(f"x11vnc-faq:{k}", q, ((a, 1.0),), source=where) for k, q, a, where in qa
+    ]
+    kept = sorted(files)
+    kept += [f"man/{m}.md" for m in _add_man_pages(files, root, X11VNC_MAN)]
+    kept, too_long = _drop_too_long(files, kept, X11VNC_MAX_PAGE_CHARS)
+    n_groups = sum(rel.startswith(f"{_X11VNC_FAQ_PAGE}/") for rel in kept)
+    return _judged_package_set(
+        "x11vnc-faq",
+        root,
+        files,
+        asked,
+        lambda version, unjudged: (
+            f"x11vnc FAQ from {X11VNC_PACKAGE} {version} (README.gz, the web site's pages as "
+            "one text, cut at its pages; the FAQ page cut at its groups, "
+            f"{n_groups} pages, its {len(qa)} answered Q-N questions and the contents list "
+            f"deleted) + the other pages and the man pages ({len(kept)} files; left out, "
+            f"over {X11VNC_MAX_PAGE_CHARS} chars: {', '.join(too_long) or 'none'}); NEWS, "
+            "changelogs and copyright out; answer = the text after a question up to the next "
+            f"question or group; left out, answer under {MIN_ANSWER_WORDS} words: "
+            f"{' | '.join(unjudged) or 'none'}"
+        ),
+    )
+
+
 BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "django-faq": lambda emb: django_faq_set(),
     "gitfaq": lambda emb: gitfaq_set(),
@@ -10743,6 +11109,8 @@ BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "pure-ftpd-faq": lambda emb: pure_ftpd_faq_set(),
     "asymptote-faq": lambda emb: asymptote_faq_set(),
     "mhonarc-faq": lambda emb: mhonarc_faq_set(),
+    "awstats-faq": lambda emb: awstats_faq_set(),
+    "x11vnc-faq": lambda emb: x11vnc_faq_set(),
     "cranfield": cranfield_set,
     "pytest-derived": lambda emb: pytest_derived_set(),
 }
