@@ -382,3 +382,30 @@ def test_a_custom_stores_raising_discard_does_not_replace_the_writes_error() -> 
         th.add_resource("new text", target_uri=DOC)
     _check_typed(ei.value, StoreError, "ValueError")
     assert "upsert" in str(ei.value)
+
+
+def test_a_clients_repr_never_raises_for_a_plug_in_that_does(tmp_path: Path) -> None:
+    """``repr(client)`` (a debugger, a log line, a traceback's locals) read the embedder's
+    ``name`` and the store's length unguarded: a property raising after construction made
+    the repr raise (leftovers63c's open item; lead, stop 63). They show as ``?``."""
+
+    class TurnsSour(BagOfWordsEmbedder):
+        reads = 0
+
+        @property  # type: ignore[override]
+        def name(self) -> str:
+            TurnsSour.reads += 1
+            if TurnsSour.reads > 3:  # (construction and the index's meta read it first)
+                raise RuntimeError("model registry unreachable")
+            return "test-bag-of-words-64"
+
+    th = Treehop(tmp_path / "idx", embedder=TurnsSour(), tagger=None)
+    try:
+        TurnsSour.reads = 10
+        shown = repr(th)
+        assert shown.startswith("Treehop(") and "embedder=?" in shown
+        assert "nodes=0" in shown
+        assert "unreachable" not in shown
+    finally:
+        TurnsSour.reads = 0
+        th.close()

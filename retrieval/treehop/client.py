@@ -39,7 +39,7 @@ from . import arguments as argmod
 from . import memory
 from . import tags as tagmod
 from . import uri as urimod
-from ._plugins import call
+from ._plugins import call, is_signal
 from ._sync import LoopThread
 from .client_readers import (
     MIN_SPLIT_FIND_MANY,
@@ -1507,9 +1507,13 @@ class AsyncTreehop:
         await self.close()
 
     def __repr__(self) -> str:
+        """Never raises: a caller's embedder whose ``name`` property raises, or a caller's
+        store whose ``__len__`` does, showed as that exception from ``repr(client)`` (in a
+        debugger, a log line, a traceback's locals: lead, stop 63); they show as ``?``."""
         return (
             f"AsyncTreehop(path={str(self.path) if self.path else None!r}, user={self.user!r}, "
-            f"nodes={len(self.store)}, embedder={self.embedder.name!r})"
+            f"nodes={_or_unknown(lambda: len(self.store))}, "
+            f"embedder={_or_unknown(lambda: repr(self.embedder.name))})"
         )
 
     def __reduce_ex__(self, protocol: SupportsIndex) -> NoReturn:
@@ -1519,6 +1523,16 @@ class AsyncTreehop:
         ``Exception ignored`` traceback from a half-built event loop, and ``copy.copy`` gave a
         second handle whose ``close()`` closed the first."""
         raise UnsupportedUseError(NO_COPY_MESSAGE.format(type(self).__name__))
+
+
+def _or_unknown(read: Callable[[], object]) -> str:
+    """``read()`` as text for a repr, ``?`` when a caller's plug-in raises (signals pass)."""
+    try:
+        return str(read())
+    except BaseException as exc:
+        if is_signal(exc):
+            raise
+        return "?"
 
 
 _NOT_A_VECTOR_KINDS = frozenset("cmMSUV")
