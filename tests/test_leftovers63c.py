@@ -135,6 +135,9 @@ BAD_ANSWERS: dict[str, Callable[[Sequence[Node]], object]] = {
     "a bare label (a user tag)": _each(NodeTags(auto=["nolabel"], own_labels=[])),
     "a key as a label": _each(NodeTags(auto=[f"auto:{SECRET};"], own_labels=[])),
     "an own label with a colon": _each(NodeTags(auto=[], own_labels=["auto:x"])),
+    # (lead, stop 63: a node's tags were unbounded; a tags= argument's bound is 256)
+    "257 auto tags": _each(NodeTags(auto=[f"auto:t{i}" for i in range(257)], own_labels=[])),
+    "257 own labels": _each(NodeTags(auto=[], own_labels=[f"t{i}" for i in range(257)])),
 }
 
 

@@ -1876,6 +1876,10 @@ def checked_tags(answer: object) -> Mapping[str, NodeTags]:
         for part, items in (("auto", got.auto), ("own_labels", got.own_labels)):
             if not isinstance(items, list | tuple):
                 raise refuse(f"{part}={type(items).__name__[:100]} for {shown_name(uri)}")
+            if len(items) > tagmod.MAX_TAGS:  # (the bound of a tags= argument; lead, stop 63)
+                raise refuse(
+                    f"{len(items)} {part} items for {shown_name(uri)}, over {tagmod.MAX_TAGS}"
+                )
             for item in items:
                 if not _normalised(item, part == "auto"):
                     what = shown_name(item) if isinstance(item, str) else type(item).__name__
