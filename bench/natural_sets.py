@@ -351,6 +351,11 @@ change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py
   at its pages, the FAQ page at its groups, every question and the contents list deleted
   (:func:`split_x11vnc_readme`), beside the other pages and the man pages. Built in stop 63
   and measured once: an untuned check (helper heldout59).
+* ``xboard-faq``: XBoard and WinBoard's FAQ (Debian ``xboard``, ``FAQ.html``: hand-written
+  HTML, ~60 labelled ``<h3>`` questions under four ``<h2>`` groups): every question and the
+  contents lists deleted (:func:`split_xboard_faq`), beside the engine protocol page, the
+  READMEs and the man page. Built in stop 63 and measured once: an untuned check (helper
+  heldout60).
 * ``asymptote-faq``: Asymptote's FAQ (Debian ``asymptote-doc``, ``faq/section1-9.html``:
   bfnn HTML, ~80 ``<h2>`` entries, FFTW's shape): every question and each page's contents
   list deleted (:func:`split_fftw_faq`), beside the Asymptote manual's texi2any pages (its
@@ -460,6 +465,7 @@ HELD_OUT_SETS = (
     "mhonarc-faq",
     "awstats-faq",
     "x11vnc-faq",
+    "xboard-faq",
 )
 """Natural-question sets that no screening script reads by default (``--sets`` names them):
 measured once per change as an untuned check of whether a method chosen on the sets above
@@ -11041,6 +11047,119 @@ def x11vnc_faq_set() -> NaturalSet:
     )
 
 
+# --------------------------------------------------------------------------------------
+# An HTML FAQ of labelled <h3> questions under <h2> groups (XBoard / WinBoard)
+# --------------------------------------------------------------------------------------
+
+XBOARD_PACKAGE = "xboard"
+XBOARD_DOC = "usr/share/doc/xboard"
+XBOARD_FAQ = "FAQ.html"
+"""XBoard and WinBoard's FAQ as its authors keep it (Tim Mann, later H.G. Muller; ``FAQ.html``
+in the source, Debian's ``xboard``, ``/usr/share/doc/xboard/FAQ.html``, hand-written HTML):
+a title and introduction, a rule, an "Outline" and a "Detailed contents" list (every group
+and question again, as in-page links), then four groups, each an ``<h2>`` naming it
+(``<h2><a name="tag-A">[A] Introduction and hot topics</a></h2>``) over its entries: an
+``<h3>`` holding a labelled question, wrapped over lines (``<h3><a name="tag-C.1">[C.1] I
+can't build XBoard because the X11/Xaw/... include files are not found.</a></h3>``: users'
+questions and problem reports), the answer (paragraphs, lists, commands), a rule. After the
+last entry's rule "** End of XBoard/WinBoard FAQ **"."""
+XBOARD_PAGES = ("engine-intf.html",)
+"""The package's other HTML page (the chess engine communication protocol): in."""
+XBOARD_TEXTS = ("README", "zippy.README.gz")
+"""The package's README and Zippy's (the ICS interface's) README: in, as text. Left out:
+``NEWS.gz``, ``TODO.gz`` (the developers' list), the changelogs, the copyright;
+``/etc/xboard/xboard.conf`` (settings) not read."""
+XBOARD_MAN = ("usr/share/man/man6/xboard.6.gz",)
+"""The package's man page (every option): in under ``man/`` up to the page limit."""
+XBOARD_MAX_PAGE_CHARS = 150_000
+"""A page, note or man page over this stays out and is named (the value the other sets use,
+not chosen for this set)."""
+_XBOARD_HEAD = re.compile(r"<(h[23])\b[^>]*>([^<]*(?:<(?!/?h[23]\b)[^<]*)*)</\1\s*>", re.IGNORECASE)
+_XBOARD_GROUP_ANCHOR = re.compile(r"<a\s+name=\"([^\"]+)\"", re.IGNORECASE)
+_XBOARD_LABEL = re.compile(r"^\[([A-Za-z]+\.\d+)\][ \t]*")
+_XBOARD_RULE = re.compile(r"<hr\b[^>]*>", re.IGNORECASE)
+
+
+def xboard_heading_text(heading_html: str) -> str:
+    """A heading's text as a browser shows it: tags removed without a space (``<a
+    name=...>``), entities read after, spaces and line breaks folded."""
+    return _norm(html.unescape(_TAG.sub("", heading_html)))
+
+
+def split_xboard_faq(page_html: str) -> tuple[str, list[tuple[str, str, str]]]:
+    """XBoard's ``FAQ.html`` -> (the FAQ as one markdown page without its questions or its
+    contents lists, [(id, question, answer)]).
+
+    Headings are ``<h2>`` and ``<h3>``, each up to its closing tag (wrapped over lines; a
+    heading never holds another heading's tag, so an unclosed one cannot run on: linear).
+    Everything from the first ``<h2>`` to the first ``<h2>`` holding an anchor (a group's
+    title) is the contents ("Outline", "Detailed contents": each question again) and leaves
+    the page; without a group title nothing leaves. An ``<h2>`` (a group's title, ``[B]
+    XBoard and WinBoard``) stays whole and asks nothing. An ``<h3>`` is an entry: its text
+    without its label (``[C.1] ``) is the question and leaves the page; the answer is the
+    text after it up to the next heading or, for the last, the page's last rule (the
+    closing line after it: in no answer). Ids are the labels (``C.1``), ``Q`` without one,
+    a repeat ``-2``; a heading or answer with no text asks nothing and stays."""
+    body = page_html
+    groups = [m for m in _XBOARD_HEAD.finditer(body) if m.group(1).lower() == "h2"]
+    first_group = next((m for m in groups if _XBOARD_GROUP_ANCHOR.search(m.group(2))), None)
+    if first_group is not None and groups[0].start() < first_group.start():
+        body = body[: groups[0].start()] + body[first_group.start() :]
+    intro, spans, footer = _entry_spans_before_footer(body, _XBOARD_HEAD, _XBOARD_RULE)
+    parts = [intro]
+    qa: list[tuple[str, str, str]] = []
+    seen: dict[str, int] = {}
+    for m, end in spans:
+        text = xboard_heading_text(m.group(2))
+        label = _XBOARD_LABEL.match(text)
+        question = text[label.end() :] if label else text
+        answer = page_to_markdown(body[m.end() : end]).strip()
+        if m.group(1).lower() != "h3" or not question or not answer:
+            parts.append(page_to_markdown(body[m.start() : end]).strip())
+            continue
+        qa.append((_repeat_id(seen, label.group(1) if label else "Q"), question, answer))
+        parts.append(answer)
+    return _joined_parts([*parts, footer]), qa
+
+
+def xboard_faq_set() -> NaturalSet:
+    """XBoard and WinBoard's FAQ (Debian ``xboard``, ``FAQ.html``: ~60 labelled ``<h3>``
+    questions under four ``<h2>`` groups, "[B.24] The chess engines are too strong and always
+    beat me. How can I adjust the difficulty level to make them weaker?") as one page
+    ``FAQ.md`` with every question and the contents lists deleted
+    (:func:`split_xboard_faq`), beside the engine protocol page (:data:`XBOARD_PAGES`), the
+    READMEs (:data:`XBOARD_TEXTS`) and the man page (:data:`XBOARD_MAN`), each up to
+    :data:`XBOARD_MAX_PAGE_CHARS`. Ids are the FAQ's labels (``xboard-faq:C.1``). Entries
+    whose answer is under :data:`MIN_ANSWER_WORDS` words are left out and named. Built in
+    stop 63 and measured once, with no change to the retriever: an untuned check (helper
+    heldout60)."""
+    root, doc, faq_path = _packaged_doc(XBOARD_PACKAGE, XBOARD_DOC, XBOARD_FAQ)
+    text, qa = split_xboard_faq(_doc_text(faq_path, "utf-8"))
+    files = {"FAQ.md": text}
+    asked = _faq_questions("xboard-faq", qa, "FAQ.md")
+    kept, too_long = _add_pages(files, doc, XBOARD_PAGES, "utf-8", XBOARD_MAX_PAGE_CHARS)
+    notes = _add_notes(files, doc, XBOARD_TEXTS)
+    notes += [f"man/{m}.md" for m in _add_man_pages(files, root, XBOARD_MAN)]
+    notes, notes_too_long = _drop_too_long(files, notes, XBOARD_MAX_PAGE_CHARS)
+    kept += notes
+    too_long += notes_too_long
+    return _judged_package_set(
+        "xboard-faq",
+        root,
+        files,
+        asked,
+        lambda version, unjudged: (
+            f"XBoard/WinBoard FAQ from {XBOARD_PACKAGE} {version} (FAQ.html, one page; its "
+            f"{len(qa)} questions and the contents lists deleted, the group titles kept) + "
+            f"the engine protocol page, the READMEs and the man page ({len(kept)} files; "
+            f"left out, over {XBOARD_MAX_PAGE_CHARS} chars: {', '.join(too_long) or 'none'}); "
+            "NEWS, TODO, changelogs, copyright and xboard.conf out; answer = the text after "
+            "the question up to the next heading; left out, answer under "
+            f"{MIN_ANSWER_WORDS} words: {' | '.join(unjudged) or 'none'}"
+        ),
+    )
+
+
 BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "django-faq": lambda emb: django_faq_set(),
     "gitfaq": lambda emb: gitfaq_set(),
@@ -11111,6 +11230,7 @@ BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "mhonarc-faq": lambda emb: mhonarc_faq_set(),
     "awstats-faq": lambda emb: awstats_faq_set(),
     "x11vnc-faq": lambda emb: x11vnc_faq_set(),
+    "xboard-faq": lambda emb: xboard_faq_set(),
     "cranfield": cranfield_set,
     "pytest-derived": lambda emb: pytest_derived_set(),
 }
