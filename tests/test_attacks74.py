@@ -112,3 +112,88 @@ def test_a_custom_store_with_right_answers_still_answers_control() -> None:
     th = _seeded(store)
     assert th.find("rotation").resources == []
     assert [e.uri for e in th.ls("viking://resources")] == ["viking://resources/seed.md"]
+
+
+def test_a_store_answering_every_attribute_with_none_is_a_store_error() -> None:
+    class AnyAttr(_Base):  # type: ignore[misc,valid-type]
+        def __getattr__(self, name: str) -> Any:
+            if name.startswith("__"):
+                raise AttributeError(name)
+            return lambda *a, **k: None
+
+    with pytest.raises(StoreError, match="state_keys"):
+        Treehop(embedder=BagOfWordsEmbedder(), store=AnyAttr())
+
+
+@pytest.mark.parametrize("answer", [b"", "a string", 5])
+def test_a_stores_get_state_of_the_wrong_type_is_a_store_error(answer: object) -> None:
+    store = _answering("get_state", lambda *a, **k: answer)
+    guarded = Treehop(embedder=BagOfWordsEmbedder(), store=store).store
+    store.__dict__["armed"] = True
+    if isinstance(answer, bytes):
+        assert guarded.get_state("k") == answer  # control
+    else:
+        with pytest.raises(StoreError, match="get_state"):
+            guarded.get_state("k")
+
+
+def test_a_stores_raising_repr_does_not_raise_from_the_guards_repr() -> None:
+    class ReprRaise(_Base):  # type: ignore[misc,valid-type]
+        def __repr__(self) -> str:
+            raise RuntimeError("repr boom")
+
+    guarded = Treehop(embedder=BagOfWordsEmbedder(), store=ReprRaise()).store
+    assert repr(guarded) == "GuardedStore(<ReprRaise>)"
+
+
+# ---------------------------------------------------------------- _plugins' description
+
+
+class Abort(BaseException):
+    """A plug-in's own ``BaseException`` (a framework's abort signal), not a Ctrl-C."""
+
+
+class _StrRaises(Exception):
+    def __str__(self) -> str:
+        raise Abort("from __str__")
+
+
+def test_an_exception_whose_str_raises_a_base_exception_is_described() -> None:
+    from treehop import _plugins
+
+    def plugin() -> None:
+        raise _StrRaises()
+
+    with pytest.raises(StoreError, match="_StrRaises: <unprintable>"):
+        _plugins.call("the store's x", StoreError, plugin)
+
+
+class _StrInterrupts(Exception):
+    def __str__(self) -> str:
+        raise KeyboardInterrupt
+
+
+def test_a_ctrl_c_while_describing_still_passes_control() -> None:
+    from treehop import _plugins
+
+    def plugin() -> None:
+        raise _StrInterrupts()
+
+    with pytest.raises(KeyboardInterrupt):
+        _plugins.call("the store's x", StoreError, plugin)
+
+
+def test_an_exception_group_holding_a_ctrl_c_passes() -> None:
+    from treehop import _plugins
+
+    def plugin() -> None:
+        raise BaseExceptionGroup("workers", [ValueError("x"), KeyboardInterrupt()])
+
+    with pytest.raises(BaseExceptionGroup):
+        _plugins.call("the store's x", StoreError, plugin)
+
+    def ordinary() -> None:
+        raise ExceptionGroup("workers", [ValueError("x")])
+
+    with pytest.raises(StoreError, match="ExceptionGroup"):  # control
+        _plugins.call("the store's x", StoreError, ordinary)

@@ -77,6 +77,12 @@ def _checked(what: str, out: Any, args: tuple[Any, ...], kwargs: dict[str, Any])
             )
     if what in ("iter_nodes", "iter_uris") and not isinstance(out, Iterable):
         raise _wrong(what, "an iterator", out)
+    if what == "state_keys" and not (
+        isinstance(out, list | tuple | set | frozenset) and all(isinstance(x, str) for x in out)
+    ):
+        raise _wrong(what, "a list of str", out)
+    if what == "get_state" and out is not None and not isinstance(out, bytes):
+        raise _wrong(what, "bytes or None", out)
     if what == "find_by_tags" and not (
         isinstance(out, Mapping) and all(_all(v, Node) for v in out.values())
     ):
@@ -174,7 +180,14 @@ class GuardedStore:
         return out
 
     def __repr__(self) -> str:
-        return f"GuardedStore({self._inner!r})"
+        try:
+            inner = repr(self._inner)
+        except BaseException as exc:
+            # The caller's ``__repr__`` raising made the guard's (a log line, a debugger) raise.
+            if passes(exc):
+                raise
+            inner = f"<{type(self._inner).__name__[:100]}>"
+        return f"GuardedStore({inner})"
 
 
 def guard_store(store: Any) -> Any:
