@@ -52,13 +52,18 @@ SHOWN_CHARS = 500
 
 
 def passes(exc: BaseException) -> bool:
-    """Whether ``exc``, raised by a plug-in, leaves treehop as it is."""
-    return isinstance(exc, PASS_THROUGH)
+    """Whether ``exc``, raised by a plug-in, leaves treehop as it is. A group of exceptions
+    (a plug-in's own task group) holding a signal passes whole: made an ordinary error, a
+    Ctrl-C in one of its workers would be swallowed (helper attacks74)."""
+    return isinstance(exc, PASS_THROUGH) or is_signal(exc)
 
 
 def is_signal(exc: BaseException) -> bool:
-    """Whether ``exc`` is one of :data:`SIGNALS` (a fallback must not swallow it)."""
-    return isinstance(exc, SIGNALS)
+    """Whether ``exc`` is one of :data:`SIGNALS`, or a group holding one (a fallback must not
+    swallow it)."""
+    if isinstance(exc, SIGNALS):
+        return True
+    return isinstance(exc, BaseExceptionGroup) and exc.subgroup(SIGNALS) is not None
 
 
 def describe(exc: BaseException) -> str:
@@ -67,7 +72,11 @@ def describe(exc: BaseException) -> str:
     at most :data:`SHOWN_CHARS` characters."""
     try:
         text = str(exc)[:READ_CHARS]
-    except Exception:
+    except BaseException as err:
+        # A ``__str__`` raising a plug-in's own ``BaseException`` left raw (helper attacks74);
+        # a Ctrl-C meanwhile is still a Ctrl-C.
+        if is_signal(err):
+            raise
         text = "<unprintable>"
     name = type(exc).__name__[:100]
     return redact(f"{name}: {text}" if text else name)[:SHOWN_CHARS]

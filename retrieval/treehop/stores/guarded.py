@@ -28,19 +28,71 @@ already, and the embedded store (with its subclasses) is detected by its class.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+import inspect
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 from .._plugins import failed, passes
 from ..errors import StoreError
+from ..models import Node
+from .base import ScoredNode
 
 
 def _foreign(what: str, exc: BaseException) -> StoreError:
     return StoreError(failed(f"the store's {what[:100]}", exc))
 
 
+def _wrong(what: str, expected: str, out: object) -> StoreError:
+    return StoreError(
+        f"the store's {what[:100]} answered {type(out).__name__[:100]}; expected {expected}"
+    )
+
+
+def _all(out: object, kind: type | tuple[type, ...]) -> bool:
+    return isinstance(out, list | tuple) and all(isinstance(x, kind) for x in out)
+
+
+def _checked(what: str, out: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """``out``, the answer of the store's method ``what``, if it has the protocol's shape;
+    else a :class:`StoreError`.
+
+    Why: treehop reads the answers of the methods below at once (``hit.node``, ``zip`` of
+    ``get``'s answer with the URIs asked, ``child.is_leaf``); a store answering ``None``, a
+    list of the wrong items or a shorter list raised a raw ``TypeError`` / ``AttributeError``
+    / ``ValueError`` from ``find``, ``ls`` or ``add_resource`` (helper attacks74). An item
+    check is an ``isinstance`` each (a search answers ``limit`` hits); a list or tuple only.
+    """
+    if what == "search" and not _all(out, ScoredNode):
+        raise _wrong(what, "a list of ScoredNode", out)
+    if what == "children" and not _all(out, Node):
+        raise _wrong(what, "a list of Node", out)
+    if what == "get":
+        uris = args[0] if args else kwargs.get("uris")
+        if not _all(out, (Node, type(None))):
+            raise _wrong(what, "a list of Node or None", out)
+        if isinstance(uris, list | tuple) and len(out) != len(uris):
+            raise StoreError(
+                f"the store's get answered {len(out)} items for {len(uris)} URIs; "
+                "expected one per URI (None where missing)"
+            )
+    if what in ("iter_nodes", "iter_uris") and not isinstance(out, Iterable):
+        raise _wrong(what, "an iterator", out)
+    if what == "state_keys" and not (
+        isinstance(out, list | tuple | set | frozenset) and all(isinstance(x, str) for x in out)
+    ):
+        raise _wrong(what, "a list of str", out)
+    if what == "get_state" and out is not None and not isinstance(out, bytes):
+        raise _wrong(what, "bytes or None", out)
+    if what == "find_by_tags" and not (
+        isinstance(out, Mapping) and all(_all(v, Node) for v in out.values())
+    ):
+        raise _wrong(what, "a mapping of label to a list of Node", out)
+    return out
+
+
 def _guarded_iter(what: str, it: Iterator[Any]) -> Iterator[Any]:
-    """``it``, each step under the guard (a generator's body runs as it is read)."""
+    """``it``, each step under the guard (a generator's body runs as it is read); an item
+    of ``iter_nodes`` that is no :class:`Node` is a :class:`StoreError`."""
     while True:
         try:
             item = next(it)
@@ -50,6 +102,8 @@ def _guarded_iter(what: str, it: Iterator[Any]) -> Iterator[Any]:
             if passes(exc):
                 raise
             raise _foreign(what, exc) from None
+        if what == "iter_nodes" and not isinstance(item, Node):
+            raise _wrong(what, "Node items", item)
         yield item
 
 
@@ -69,8 +123,21 @@ class _Method:
             if passes(exc):
                 raise
             raise _foreign(self._name, exc) from None
+        if inspect.isawaitable(out):
+            # An ``async def`` method: treehop calls a store synchronously (the async client
+            # runs it in a worker thread), so its coroutine would never run -- an ``upsert``
+            # lost while ``add_resource`` reported it written. Closed, never awaited here.
+            if inspect.iscoroutine(out):
+                out.close()
+            raise StoreError(
+                f"the store's {self._name[:100]} answered a coroutine (an async method); "
+                "treehop calls a store's methods synchronously: make them plain methods"
+            )
+        out = _checked(self._name, out, args, kwargs)
         if isinstance(out, Iterator):
             return _guarded_iter(self._name, out)
+        if self._name in ("iter_nodes", "iter_uris"):
+            return _guarded_iter(self._name, iter(out))
         return out
 
     def __repr__(self) -> str:
@@ -113,7 +180,14 @@ class GuardedStore:
         return out
 
     def __repr__(self) -> str:
-        return f"GuardedStore({self._inner!r})"
+        try:
+            inner = repr(self._inner)
+        except BaseException as exc:
+            # The caller's ``__repr__`` raising made the guard's (a log line, a debugger) raise.
+            if passes(exc):
+                raise
+            inner = f"<{type(self._inner).__name__[:100]}>"
+        return f"GuardedStore({inner})"
 
 
 def guard_store(store: Any) -> Any:
