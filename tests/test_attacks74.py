@@ -197,3 +197,55 @@ def test_an_exception_group_holding_a_ctrl_c_passes() -> None:
 
     with pytest.raises(StoreError, match="ExceptionGroup"):  # control
         _plugins.call("the store's x", StoreError, ordinary)
+
+
+def test_a_summarizer_writing_a_text_through_its_own_client_is_refused_not_a_hang(
+    tmp_path: Path,
+) -> None:
+    """attacks74's open deadlock (lead, stop 63): a summarizer calling its own client's
+    ``add_resource(text)`` during a folder ingest. The text's build calls the summarizer
+    before the write takes the lock, so the nested write recursed, each level holding a
+    worker thread, until the pool ran out and every level waited for good (no
+    ``IndexLockedError`` after 95 s). The nested write is now refused before its build; the
+    outer ingest completes. Bounded by a thread join: a hang is a failure."""
+    import threading
+
+    from treehop.errors import IndexLockedError
+    from treehop.ingest.summaries import ExtractiveSummarizer
+    from treehop.stores.embedded import EmbeddedStore
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for i in range(3):
+        (docs / f"p{i}.md").write_text(f"# Page {i}\n\ntext {i}\n")
+    nested: list[BaseException | None] = []
+    holder: dict[str, Treehop] = {}
+
+    class WritingSummarizer(ExtractiveSummarizer):
+        def summarize_file(self, name: str, text: str, kind: str) -> tuple[str, str]:
+            try:
+                holder["th"].add_resource("nested note", target_uri="viking://resources/n.md")
+                nested.append(None)
+            except IndexLockedError as exc:
+                nested.append(exc)
+            return super().summarize_file(name, text, kind)
+
+    th = Treehop(
+        store=EmbeddedStore(tmp_path / "idx", lock_timeout=2.0),
+        embedder=BagOfWordsEmbedder(),
+        summarizer=WritingSummarizer(),
+    )
+    holder["th"] = th
+    out: list[object] = []
+    worker = threading.Thread(
+        target=lambda: out.append(th.add_resource(docs, target_uri="viking://resources/docs")),
+        daemon=True,
+    )
+    worker.start()
+    worker.join(60)
+    assert not worker.is_alive(), "the folder ingest hung"
+    assert out, "the folder ingest failed"
+    assert len(nested) == 3 and all(isinstance(e, IndexLockedError) for e in nested)
+    assert "inside one of its own writes" in str(nested[0])
+    assert {e.uri for e in th.ls("viking://resources")} == {"viking://resources/docs"}
+    th.close()

@@ -546,17 +546,26 @@ class WriteLock:
         waits for the lock (tests interleave writes on it)."""
         return self._line.waiting() > 0 or store_writers_waiting(self.store) > 0
 
-    async def __aenter__(self) -> None:
+    def refuse_nested(self) -> None:
+        """Raise :class:`~treehop.errors.IndexLockedError` when called inside one of this
+        client's own writes (a callback of its embedder, summarizer or tagger writing
+        through the client, in this context: its worker thread, the sync client's loop): it
+        would wait for itself, and the outer write for it (attacks64).
+
+        Called when the lock is taken and, by a write that works before taking it, first.
+        Why the second (helper attacks74, lead, stop 63): a text's ``add_resource`` builds
+        (summarizes) before it takes the lock; a summarizer writing a text through its own
+        client made that text's build call the summarizer again, each level holding a
+        worker thread, until the thread pool ran out and every level waited for good."""
         if self._hold is not None and (self, self._hold) in _HELD_WRITES.get():
-            # A write of this client made inside one of its own writes (a callback of its
-            # embedder, summarizer or tagger writing through the client, in this context:
-            # its worker thread, the sync client's loop): it would wait for itself for good
-            # (the client's lock has no deadline), and the outer write for it (attacks64).
             raise IndexLockedError(
                 "a write of this client was made inside one of its own writes (from its "
                 "embedder, summarizer or tagger?): it would wait for itself; write after "
                 "the outer call returns, or through another client"
             )
+
+    async def __aenter__(self) -> None:
+        self.refuse_nested()
         wait = lock_timeout_of(getattr(self.store, "lock_timeout", STORE_WRITES_TIMEOUT))
         start = time.monotonic()
 
@@ -676,6 +685,7 @@ class TreeWriter:
     async def _add(self, source: Path | str, target: str, call: AddCall) -> AddResult:
         ctype = urimod.context_type_of(target)
         if isinstance(source, str) or source.is_file():
+            self.lock.refuse_nested()  # (before the build, which calls the summarizer)
             b = self.builder
             built = await asyncio.to_thread(
                 *(
