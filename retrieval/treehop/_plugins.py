@@ -88,11 +88,17 @@ def failed(what: str, exc: BaseException) -> str:
     return f"{what} failed: {describe(exc)}"[:SHOWN_CHARS]
 
 
-def call(what: str, error: Callable[[str], TreehopError], fn: Callable[..., _T], *args: Any) -> _T:
-    """``fn(*args)``, a plug-in's method: what it raises leaves as ``error`` (a typed error
-    class) with :func:`failed`'s message, unless it :func:`passes`."""
+def call(
+    what: str,
+    error: Callable[[str], TreehopError],
+    fn: Callable[..., _T],
+    *args: Any,
+    **kwargs: Any,
+) -> _T:
+    """``fn(*args, **kwargs)``, a plug-in's method: what it raises leaves as ``error`` (a
+    typed error class) with :func:`failed`'s message, unless it :func:`passes`."""
     try:
-        return fn(*args)
+        return fn(*args, **kwargs)
     except BaseException as exc:
         if passes(exc):
             raise

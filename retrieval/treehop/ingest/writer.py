@@ -39,7 +39,7 @@ import numpy.typing as npt
 
 from .. import tags as tagmod
 from .. import uri as urimod
-from .._plugins import SHOWN_CHARS, failed, passes, report
+from .._plugins import SHOWN_CHARS, call, report
 from ..embedders.base import Embedder
 from ..errors import (
     IndexLockedError,
@@ -1840,12 +1840,7 @@ def tagger_call(fn: Callable[..., _T], *args: Any, **kwargs: Any) -> _T:
     redacted. Why: a custom tagger's ``ValueError`` (or a ``BaseException`` of its own) left
     ``add_resource`` / ``retag`` raw, where only ``TreehopError`` may leave treehop; the write
     it broke is rolled back as for any failure (nothing is committed before tagging ends)."""
-    try:
-        return fn(*args, **kwargs)
-    except BaseException as exc:
-        if passes(exc):
-            raise
-        raise TaggerError(failed("the tagger", exc)) from None
+    return call("the tagger", TaggerError, fn, *args, **kwargs)
 
 
 _TAGS_SHAPE = "expected a dict of uri -> NodeTags(auto=[tags], own_labels=[labels])"

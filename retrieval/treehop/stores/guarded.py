@@ -32,7 +32,7 @@ import inspect
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
-from .._plugins import failed, passes
+from .._plugins import call, failed, passes
 from ..errors import StoreError
 from ..models import Node
 from .base import ScoredNode
@@ -117,12 +117,7 @@ class _Method:
         self._fn = fn
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        try:
-            out = self._fn(*args, **kwargs)
-        except BaseException as exc:
-            if passes(exc):
-                raise
-            raise _foreign(self._name, exc) from None
+        out = call(f"the store's {self._name[:100]}", StoreError, self._fn, *args, **kwargs)
         if inspect.isawaitable(out):
             # An ``async def`` method: treehop calls a store synchronously (the async client
             # runs it in a worker thread), so its coroutine would never run -- an ``upsert``
