@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import Any, Literal, Protocol, cast, runtime_checkable
 
 from . import uri as urimod
-from ._plugins import describe, passes
+from ._plugins import call
 from .errors import EmbeddingError, IndexCorruptError, InvalidQueryError
 from .memory_context import TURN_KIND, day_prefix
 from .models import ChunkContext, ContextType, FindResult, FoundBy, MatchedContext
@@ -284,16 +284,10 @@ def resolve_counter(counter: TokenCounter | str | None) -> TokenCounter:
         )
     if isinstance(counter, _CheckedCounter):
         return counter
-    try:
-        # (the protocol check reads ``name``: a property that raises passed the caller's own
-        # exception, its text included, out of assemble_context)
-        ok = isinstance(counter, TokenCounter)
-    except BaseException as exc:
-        if passes(exc):
-            raise
-        raise InvalidQueryError(
-            f"token_counter: reading its name failed: {describe(exc)}"[:500]
-        ) from None
+    # (the protocol check reads ``name``: a property that raises passed the caller's own
+    # exception, its text included, out of assemble_context)
+    reading = "token_counter: reading its name"
+    ok = call(reading, InvalidQueryError, isinstance, counter, TokenCounter)
     if not ok:
         raise InvalidQueryError("token_counter must have a name and a count(text) method")
     if isinstance(counter, _BUILT_IN):
@@ -313,26 +307,12 @@ class _CheckedCounter:
 
     def __init__(self, inner: TokenCounter) -> None:
         self.inner = inner
-        try:
-            name = inner.name
-        except BaseException as exc:
-            if passes(exc):
-                raise
-            raise InvalidQueryError(
-                f"token_counter: reading its name failed: {describe(exc)}"[:500]
-            ) from None
+        name = call("token_counter: reading its name", InvalidQueryError, getattr, inner, "name")
         # (at most 80 characters: the name is in every AssembledContext it counts)
         self.name = name[:80] if isinstance(name, str) else repr(name)[:80]
 
     def count(self, text: str) -> int:
-        try:
-            n = self.inner.count(text)
-        except BaseException as exc:
-            if passes(exc):
-                raise
-            raise InvalidQueryError(
-                f"token_counter {self.name!r}: count failed: {describe(exc)}"[:500]
-            ) from None
+        n = call(f"token_counter {self.name!r}: count", InvalidQueryError, self.inner.count, text)
         if isinstance(n, bool) or not isinstance(n, int | float) or not 0 <= n < _MAX_COUNT:
             raise InvalidQueryError(
                 f"token_counter {self.name!r}: count must answer a number of tokens >= 0, "

@@ -25,6 +25,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from .._plugins import call as plugin_call
 from .._plugins import describe, failed, passes
 from ..errors import EmbeddingError
 from .base import Embedder, Vectors
@@ -98,12 +99,7 @@ class GuardedEmbedder:
         """``call()``; what it raises becomes :class:`EmbeddingError` unless it passes
         (:func:`treehop._plugins.passes`: treehop's own errors, a Ctrl-C, an exit, a
         cancellation). A ``BaseException`` subclass of the embedder's own is wrapped too."""
-        try:
-            return call()
-        except BaseException as exc:
-            if passes(exc):
-                raise
-            raise self._foreign(exc) from None
+        return plugin_call("the embedder", EmbeddingError, call)
 
     async def _aguard(self, call: Awaitable[_T]) -> _T:
         """:meth:`_guard` for an awaited call (a cancellation passes through)."""
