@@ -42,7 +42,7 @@ from .summaries import (
 )
 
 ON_SUMMARY: ContextVar[Callable[[], None] | None] = ContextVar("treehop_on_summary", default=None)
-"""Called after each summary the builder makes in this context (the writer's
+"""Called after each summary :func:`summarize` makes in this context (the writer's
 :meth:`~treehop.ingest.writer.WriteLock.moved`).
 
 Why (lead, stop 63): a directory ingest builds its tree under the client's write lock, and a
@@ -52,12 +52,6 @@ directory whose files an LLM summarizer describes, call after call, for longer i
 ``lock_timeout`` failed a write queued behind it that a stalled hold alone should fail. A
 context variable: ``asyncio.to_thread`` carries it into the build's worker thread, and builds
 outside the lock (a text, a file) set none."""
-
-
-def _summarized() -> None:
-    tick = ON_SUMMARY.get()
-    if tick is not None:
-        tick()
 
 
 _ESCAPES = {"#": "%23", "%": "%25", "?": "%3F", "\\": "%5C"}
@@ -223,7 +217,6 @@ class TreeBuilder:
         abstract, overview = summarize(
             self.summarizer.summarize_directory, d.name, children, readme
         )
-        _summarized()
         out.nodes.append(
             finalize(
                 Node(
@@ -254,7 +247,6 @@ class TreeBuilder:
         fname = f.relpath.rsplit("/", 1)[-1]
         file_uri = as_uri or urimod.join(parent, segment(fname))
         abstract, overview = summarize(self.summarizer.summarize_file, fname, f.text, f.kind)
-        _summarized()
         meta: dict[str, Any] = {"name": fname, "source_path": f.relpath, "kind": f.kind}
         parent_uri = urimod.parent_of(file_uri)
         out.files += 1
@@ -347,6 +339,9 @@ def summarize(fn: Any, *args: Any) -> tuple[str, str]:
             "the summarizer must answer (abstract, overview), two strings; "
             f"got {type(out).__name__[:100]}"
         )
+    tick = ON_SUMMARY.get()  # (a summary made: progress of the write holding the lock)
+    if tick is not None:
+        tick()
     return out[0], out[1]
 
 
