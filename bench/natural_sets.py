@@ -356,6 +356,12 @@ change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py
   contents lists deleted (:func:`split_xboard_faq`), beside the engine protocol page, the
   READMEs and the man page. Built in stop 63 and measured once: an untuned check (helper
   heldout60).
+* ``clisp-faq``: GNU CLISP's FAQ (Debian ``clisp-doc``, ``doc/impnotes.html``'s Appendix A:
+  a DocBook XSL qandaset, ~40 numbered questions in four sections, inside the one-page
+  implementation notes): every question and both lists of them deleted
+  (:func:`split_clisp_impnotes`), beside the man pages as HTML, the READMEs and the two
+  guides (the rest of the notes over the page limit). Built in stop 64 and measured once:
+  an untuned check (helper heldout63).
 * ``asymptote-faq``: Asymptote's FAQ (Debian ``asymptote-doc``, ``faq/section1-9.html``:
   bfnn HTML, ~80 ``<h2>`` entries, FFTW's shape): every question and each page's contents
   list deleted (:func:`split_fftw_faq`), beside the Asymptote manual's texi2any pages (its
@@ -466,6 +472,7 @@ HELD_OUT_SETS = (
     "awstats-faq",
     "x11vnc-faq",
     "xboard-faq",
+    "clisp-faq",
 )
 """Natural-question sets that no screening script reads by default (``--sets`` names them):
 measured once per change as an untuned check of whether a method chosen on the sets above
@@ -11160,6 +11167,122 @@ def xboard_faq_set() -> NaturalSet:
     )
 
 
+# --------------------------------------------------------------------------------------
+# A DocBook XSL qandaset appendix inside a one-page HTML manual (CLISP's impnotes)
+# --------------------------------------------------------------------------------------
+
+CLISP_PACKAGE = "clisp-doc"
+CLISP_DOC = "usr/share/doc/clisp"
+CLISP_IMPNOTES = "doc/impnotes.html"
+"""GNU CLISP's implementation notes as Debian's ``clisp-doc`` ships them
+(``/usr/share/doc/clisp/doc/impnotes.html``: DocBook XSL, the whole manual as one 3.7 MB
+page). Its "Appendix A. Frequently Asked Questions (With Answers) about CLISP" (Sam
+Steingold's, questions from the CLISP mailing lists and comp.lang.lisp) is a ``<div
+class="appendix">`` holding a title, an abstract and a ``qandaset``: DocBook's generated list
+of every question (a ``<dl>``), then one table of ``qandadiv`` rows (section headings, "A.4.
+Troubles", nested "A.1.1. Miscellaneous"), ``toc`` rows (the section's questions again) and
+``question`` / ``answer`` row pairs, the question row's first cell holding its number
+(``<strong>A.4.8.</strong>``): Valgrind's layout (:func:`split_valgrind_faq`)."""
+CLISP_PAGES = ("doc/clisp.html", "doc/clisp-link.html")
+"""The package's other HTML pages: the ``clisp(1)`` and ``clisp-link(1)`` man pages as
+DocBook refentries: in (through :func:`docbook_page_markdown`)."""
+CLISP_TEXTS = (
+    "README.gz",
+    "SUMMARY",
+    "ANNOUNCE",
+    "doc/LISP-tutorial.txt.gz",
+    "doc/CLOS-guide.txt.gz",
+)
+"""The package's English notes and the two short guides, as text: in. Left out: ``README.de``
+and ``README.es`` (the README in German and Spanish), ``NEWS.gz`` (release notes),
+``MAGIC.add`` (lines for ``file(1)``'s magic database), the PDF / PostScript copies of the
+manuals, the image, the style sheet, the copyright and changelogs."""
+CLISP_MAX_PAGE_CHARS = 150_000
+"""A page or note over this stays out and is named (the value the other sets use, not
+chosen for this set): the implementation notes without their FAQ appendix are one page of
+~2.4 M characters."""
+_CLISP_APPENDIX = re.compile(r"""<div\b[^<>]*\bclass\s*=\s*["']?appendix\b[^<>]*>""", re.IGNORECASE)
+_CLISP_FAQ_ANCHOR = re.compile(r"""<a\s+id\s*=\s*["']?faq["'\s>]""", re.IGNORECASE)
+
+
+def clisp_faq_appendix(page_html: str) -> tuple[int, int] | None:
+    """Where the FAQ appendix of CLISP's one-page manual lies: (start, end) of the first
+    ``<div class="appendix">`` whose text holds the anchor ``id="faq"``, up to its own
+    closing ``</div>`` (``<div>`` depth counted in one pass over the div tags after it: a
+    nested div closes inside); ``None`` when no appendix holds that anchor. An appendix never
+    closed ends with the page. One pass over the appendices, one over the div tags: linear."""
+    for opened in _CLISP_APPENDIX.finditer(page_html):
+        depth, end = 0, len(page_html)
+        for m in _DIV_TAG.finditer(page_html, opened.start()):
+            depth += -1 if m.group(1) else 1
+            if depth == 0:
+                end = m.end()
+                break
+        if _CLISP_FAQ_ANCHOR.search(page_html, opened.end(), end):
+            return opened.start(), end
+    return None
+
+
+def split_clisp_impnotes(page_html: str) -> tuple[str, list[tuple[str, str, str]], str]:
+    """CLISP's ``impnotes.html`` -> (the FAQ appendix as markdown without its questions or
+    their lists, [(number, question, answer)], the rest of the manual as markdown).
+
+    The appendix (:func:`clisp_faq_appendix`) is read by :func:`split_valgrind_faq` (the
+    same DocBook XSL qandaset table: generated list and ``toc`` rows dropped, section
+    headings kept, each ``question`` row out and its ``answer`` row kept; ids the numbers
+    its reader takes from the question cells, ``1.1.1`` for "A.1.1.1."); the rest of the page
+    (every other chapter, the other appendices) through :func:`docbook_page_markdown`, tables
+    of contents dropped. A page with no FAQ appendix asks nothing: ("", [], the page)."""
+    where = clisp_faq_appendix(page_html)
+    if where is None:
+        return "", [], docbook_page_markdown(page_html)
+    start, end = where
+    faq, qa = split_valgrind_faq(page_html[start:end])
+    return faq, qa, docbook_page_markdown(page_html[:start] + page_html[end:])
+
+
+def clisp_faq_set() -> NaturalSet:
+    """GNU CLISP's FAQ (Debian ``clisp-doc``, ``doc/impnotes.html``'s Appendix A: a DocBook
+    XSL qandaset, ~40 numbered questions in four sections, "How do I avoid stack
+    overflow?") as one page ``faq.md`` with every question and both lists of them deleted
+    (:func:`split_clisp_impnotes`), beside the man pages as HTML (:data:`CLISP_PAGES`), the
+    notes and guides (:data:`CLISP_TEXTS`) and the rest of the implementation notes, each up
+    to :data:`CLISP_MAX_PAGE_CHARS` (the rest of the notes is over it: named). Ids are the
+    FAQ's numbers as the qandaset reader takes them (``clisp-faq:4.8``). Entries whose answer
+    is under :data:`MIN_ANSWER_WORDS` words are left out and named. Built in stop 64 and
+    measured once, with no change to the retriever: an untuned check (helper heldout63)."""
+    root, doc, impnotes = _packaged_doc(CLISP_PACKAGE, CLISP_DOC, CLISP_IMPNOTES)
+    faq, qa, rest = split_clisp_impnotes(_doc_text(impnotes, "utf-8"))
+    if not qa:
+        raise FileNotFoundError(f"no FAQ appendix with questions in {impnotes}")
+    files = {"faq.md": faq, "doc/impnotes.md": rest}
+    asked = _faq_questions("clisp-faq", qa, "faq.md")
+    kept, too_long = _drop_too_long(files, ["faq.md", "doc/impnotes.md"], CLISP_MAX_PAGE_CHARS)
+    pages, pages_too_long = _add_pages(
+        files, doc, CLISP_PAGES, "utf-8", CLISP_MAX_PAGE_CHARS, to_markdown=docbook_page_markdown
+    )
+    notes = _add_notes(files, doc, CLISP_TEXTS)
+    notes, notes_too_long = _drop_too_long(files, notes, CLISP_MAX_PAGE_CHARS)
+    kept += pages + notes
+    too_long += pages_too_long + notes_too_long
+    return _judged_package_set(
+        "clisp-faq",
+        root,
+        files,
+        asked,
+        lambda version, unjudged: (
+            f"CLISP FAQ from {CLISP_PACKAGE} {version} (doc/impnotes.html's Appendix A, "
+            f"DocBook XSL qandaset; its {len(qa)} questions and both question lists deleted) "
+            "+ the rest of the implementation notes, the man pages as HTML, the README, "
+            f"SUMMARY, ANNOUNCE and the two guides ({len(kept)} files; left out, over "
+            f"{CLISP_MAX_PAGE_CHARS} chars: {', '.join(too_long) or 'none'}); README.de/es, "
+            "NEWS, MAGIC.add, PDF/PS copies, changelogs and copyright out; answer = the "
+            f"question's answer row; left out, answer under {MIN_ANSWER_WORDS} words: "
+            f"{' | '.join(unjudged) or 'none'}"
+        ),
+    )
+
+
 BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "django-faq": lambda emb: django_faq_set(),
     "gitfaq": lambda emb: gitfaq_set(),
@@ -11231,6 +11354,7 @@ BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "awstats-faq": lambda emb: awstats_faq_set(),
     "x11vnc-faq": lambda emb: x11vnc_faq_set(),
     "xboard-faq": lambda emb: xboard_faq_set(),
+    "clisp-faq": lambda emb: clisp_faq_set(),
     "cranfield": cranfield_set,
     "pytest-derived": lambda emb: pytest_derived_set(),
 }
