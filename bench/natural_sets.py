@@ -11200,7 +11200,7 @@ manuals, the image, the style sheet, the copyright and changelogs."""
 CLISP_MAX_PAGE_CHARS = 150_000
 """A page or note over this stays out and is named (the value the other sets use, not
 chosen for this set): the implementation notes without their FAQ appendix are one page of
-~2.4 M characters."""
+~867,000 characters as converted, 8.5 times the rest of the corpus."""
 _CLISP_APPENDIX = re.compile(r"""<div\b[^<>]*\bclass\s*=\s*["']?appendix\b[^<>]*>""", re.IGNORECASE)
 _CLISP_FAQ_ANCHOR = re.compile(r"""<a\s+id\s*=\s*["']?faq["'\s>]""", re.IGNORECASE)
 
