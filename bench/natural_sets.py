@@ -11186,12 +11186,13 @@ FONTFORGE_MAX_PAGE_CHARS = 150_000
 chosen for this set)."""
 FONTFORGE_MAX_LINKED_CHARS = 600_000
 """The pages the FAQ links to (one hop) join the corpus in the order the FAQ first links to
-them until their converted text together would pass this; a page that would pass it stays
-out and is named. The manual is ~14 MB (every menu, dialog, the scripting reference, the
-old translations): the FAQ and what it points at are the set. The value is the size of the
-corpora the untuned sets embed in one run of about ten minutes on 2 shared cores
-(x11vnc-faq 554,622, avr-libc-faq 569,113 characters), fixed before any number; the same
-role as :data:`MAX_LINKED_CHARS` for one linked page."""
+them while their converted text together stays within this; a page that would take the
+total over it stays out and is named (a later, shorter one may still join). The manual is
+~14 MB (every menu, dialog, the scripting reference, the old translations): the FAQ and
+what it points at are the set. The value is the size of the corpora the untuned sets embed
+in one run of about ten minutes on 2 shared cores (x11vnc-faq 554,622, avr-libc-faq 569,113
+characters), fixed before any number; the same role as :data:`MAX_LINKED_CHARS` for one
+linked page."""
 _FF_TAGS = re.compile(r"<(/?)(dl|dt|blockquote|p|section|ul|hr|h[1-6])\b([^<>]*)>", re.IGNORECASE)
 _FF_DT = re.compile(r"<dt\b[^<>]*>([^<]*(?:<(?!/?(?:dt|dd|dl)\b)[^<]*)*)</dt\s*>", re.IGNORECASE)
 _FF_BOLD_P = re.compile(
