@@ -473,6 +473,7 @@ HELD_OUT_SETS = (
     "x11vnc-faq",
     "xboard-faq",
     "clisp-faq",
+    "fontforge-faq",
 )
 """Natural-question sets that no screening script reads by default (``--sets`` names them):
 measured once per change as an untuned check of whether a method chosen on the sets above
@@ -11283,6 +11284,238 @@ def clisp_faq_set() -> NaturalSet:
     )
 
 
+# --------------------------------------------------------------------------------------
+# An FAQ page of a Sphinx manual, <dt> questions in top-level <dl>s, plus the pages it
+# links to (FontForge)
+# --------------------------------------------------------------------------------------
+
+FONTFORGE_PACKAGE = "fontforge-doc"
+FONTFORGE_DOC = "usr/share/doc/fontforge"
+FONTFORGE_FAQ = "faq.html"
+"""FontForge's FAQ as its manual has it (George Williams's "many of the questions I've been
+asked so far", reStructuredText built by Sphinx into one page of the HTML manual, UTF-8):
+a sidebar (the manual's navigation), then the main column ``<div class="body"
+role="main">``: an ``<h1>`` title, an epigraph and a line of introduction, nine group
+sections that hold nothing but an ``<h2>`` and a list of links to the group's questions
+(every question again, the contents), a rule, then the entries: a ``<dl id="faq-...">``
+whose ``<dt><strong>`` is the question ("How do I set the line spacing on a font?", some
+stated: "Minimum requirements") and whose ``<dd>`` the answer (paragraphs, lists, nested
+``<dl>`` sub-topics: "Unix & X", "Delta"; some answers run on past the ``</dl>`` in
+blockquotes set after a rule); two entries are a bold paragraph (``<p id="faq-pots">
+<strong>...?</strong></p>``) over a blockquote; epigraphs between entries (the label of the
+next entry on one of them), three after the last."""
+FONTFORGE_MAX_PAGE_CHARS = 150_000
+"""A converted page over this stays out and is named (the value the other sets use, not
+chosen for this set)."""
+FONTFORGE_MAX_LINKED_CHARS = 600_000
+"""The pages the FAQ links to (one hop) join the corpus in the order the FAQ first links to
+them while their converted text together stays within this; a page that would take the
+total over it stays out and is named (a later, shorter one may still join). The manual is
+~14 MB (every menu, dialog, the scripting reference, the old translations): the FAQ and
+what it points at are the set. The value is the size of the corpora the untuned sets embed
+in one run of about ten minutes on 2 shared cores (x11vnc-faq 554,622, avr-libc-faq 569,113
+characters), fixed before any number; the same role as :data:`MAX_LINKED_CHARS` for one
+linked page."""
+_FF_TAGS = re.compile(r"<(/?)(dl|dt|blockquote|p|section|ul|hr|h[1-6])\b([^<>]*)>", re.IGNORECASE)
+_FF_DT = re.compile(r"<dt\b[^<>]*>([^<]*(?:<(?!/?(?:dt|dd|dl)\b)[^<]*)*)</dt\s*>", re.IGNORECASE)
+_FF_BOLD_P = re.compile(
+    r"<p\b[^<>]*>\s*<strong\b[^<>]*>([^<]*(?:<(?!/?(?:strong|p)\b)[^<]*)*)</strong\s*>\s*</p\s*>",
+    re.IGNORECASE,
+)
+_FF_ID = re.compile(r"\bid\s*=\s*\"([^\"<>]*)\"", re.IGNORECASE)
+_FF_EPIGRAPH = re.compile(r"\bclass\s*=\s*\"[^\"<>]*\bepigraph\b", re.IGNORECASE)
+
+
+def fontforge_faq_heads(
+    main: str,
+) -> tuple[list[tuple[int, int, str, str]], list[int], list[tuple[int, int]]]:
+    """The entries of FontForge's FAQ main column, read from its markup in one pass over
+    its block tags (nesting of ``<dl>`` and ``<blockquote>`` counted: linear).
+
+    Returns ([(start, end of the head, question, label)], stops, contents): a head is a
+    ``<dt>`` directly in a top-level ``<dl>`` (one not inside another ``<dl>`` or a
+    blockquote) or a top-level paragraph that is one ``<strong>`` and nothing else; the
+    question its text (tags out, entities read, spaces folded); the label the ``id`` of its
+    ``<dl>`` or paragraph, else that of a top-level epigraph just before it, else ``""``.
+    A ``<dt>`` inside an answer (a nested ``<dl>``: "Unix & X" under "How do I install the
+    fonts") is the answer's text. Stops end an answer: a top-level epigraph, a heading, a
+    ``</section>``. Contents: the outermost ``<ul>`` lists between the first ``<h2>`` and
+    the first head or rule after it, whichever comes first (the group lists linking every
+    question)."""
+    heads: list[tuple[int, int, str, str]] = []
+    stops: list[int] = []
+    lists: list[tuple[int, int]] = []
+    around: list[str] = []  # the open <dl> and <blockquote> tags, outermost first
+    dl_label = ""  # the open top-level <dl>'s label, for its first <dt>
+    ul_depth = 0
+    ul_start = 0
+    label = ""  # an epigraph's id waiting for the next head
+    first_h2 = -1
+    contents_end = -1
+    for m in _FF_TAGS.finditer(main):
+        closing, tag, attrs = m.group(1) == "/", m.group(2).lower(), m.group(3)
+        if tag == "ul":
+            if closing and ul_depth:
+                ul_depth -= 1
+                if not ul_depth:
+                    lists.append((ul_start, m.end()))
+            elif not closing:
+                ul_start = m.start() if not ul_depth else ul_start
+                ul_depth += 1
+            continue
+        if tag in ("dl", "blockquote"):
+            if closing:
+                if around:
+                    around.pop()
+                continue
+            if not around and tag == "dl":
+                ids = _FF_ID.findall(attrs)
+                dl_label = ids[0] if ids else label
+            elif not around and _FF_EPIGRAPH.search(attrs):
+                stops.append(m.start())
+                ids = _FF_ID.findall(attrs)
+                label = ids[0] if ids else ""
+            around.append(tag)
+            continue
+        heading = tag[0] == "h" and tag != "hr"
+        if closing:
+            if tag == "section" or heading:
+                stops.append(m.start())
+            continue
+        if tag == "h2" and first_h2 < 0:
+            first_h2 = m.start()
+        if tag == "hr" and first_h2 >= 0 and contents_end < 0:
+            contents_end = m.start()
+        if heading:
+            stops.append(m.start())
+            continue
+        head = None
+        if tag == "dt" and around == ["dl"]:
+            head = _FF_DT.match(main, m.start())
+            own = dl_label
+            dl_label = ""
+        elif tag == "p" and not around:
+            head = _FF_BOLD_P.match(main, m.start())
+            ids = _FF_ID.findall(attrs)
+            own = ids[0] if ids else label
+        if head is None:
+            continue
+        question = _norm(html.unescape(_TAG.sub("", head.group(1))))
+        if question:
+            heads.append((m.start(), head.end(), question, own))
+            label = ""
+            if first_h2 >= 0 and contents_end < 0:
+                contents_end = m.start()
+    if first_h2 < 0:
+        return heads, stops, []
+    end = contents_end if contents_end >= 0 else len(main)
+    return heads, stops, [(a, b) for a, b in lists if first_h2 <= a and b <= end]
+
+
+def split_fontforge_faq(page_html: str) -> tuple[str, list[tuple[str, str, str]]]:
+    """FontForge's ``faq.html`` (Sphinx HTML) -> (the main column as markdown without its
+    questions or contents lists, [(id, question, answer)]).
+
+    Only the main column is read (:func:`sphinx_main_column`: the sidebar, the manual's
+    navigation, stays out). The group lists of links before the entries (every question
+    again) leave the page; the group titles stay. Every head (:func:`fontforge_faq_heads`:
+    a top-level ``<dt>``, whatever its form, or a top-level bold paragraph) is asked: it
+    leaves the page; its answer is the text after it up to the next head or stop (a
+    top-level epigraph, a heading, the section's end), blockquotes set after a rule
+    included (the answer continued); the text from a stop to the next head stays in the
+    page, in no answer. Ids are the entry's label (``faq-linespace``), else the question's
+    slug; a repeat ``-2``. A head with no text under it asks nothing and stays. Decided
+    from the markup alone."""
+    main = sphinx_main_column(page_html)
+    contents = fontforge_faq_heads(main)[2]
+    cuts = [0, *(p for span in contents for p in span), len(main)]
+    main = "".join(main[cuts[i] : cuts[i + 1]] for i in range(0, len(cuts), 2))
+    heads, stops, _ = fontforge_faq_heads(main)
+    parts = [page_to_markdown(main[: heads[0][0]] if heads else main).strip()]
+    qa: list[tuple[str, str, str]] = []
+    seen: dict[str, int] = {}
+    for k, (start, head_end, question, label) in enumerate(heads):
+        nxt = heads[k + 1][0] if k + 1 < len(heads) else len(main)
+        stop = _next_at(stops, head_end)
+        end = stop if 0 <= stop < nxt else nxt
+        answer = page_to_markdown(main[head_end:end]).strip()
+        if answer:
+            qa.append((_repeat_id(seen, label or _slug(question)), question, answer))
+            parts.append(answer)
+        else:
+            parts.append(page_to_markdown(main[start:end]).strip())
+        parts.append(page_to_markdown(main[end:nxt]).strip())
+    return _joined_parts(parts), qa
+
+
+def fontforge_linked_pages(page_html: str, doc: Path) -> list[str]:
+    """The manual's pages that the FAQ's main column links to (one hop), as paths under
+    ``doc`` (``ui/dialogs/fontinfo.html``), in the order of the FAQ's first link to each:
+    relative ``.html`` links resolved against the FAQ, the fragment dropped; external
+    links, in-page links, the FAQ itself and pages not shipped left out."""
+    out: list[str] = []
+    for href in re.findall(r"\bhref\s*=\s*\"([^\"<>]*)\"", sphinx_main_column(page_html)):
+        rel = ds._resolve_link(FONTFORGE_FAQ, html.unescape(href))
+        if rel is None:
+            continue
+        name = rel.removesuffix(".md") + ".html"
+        if name != FONTFORGE_FAQ and name not in out and (doc / name).is_file():
+            out.append(name)
+    return out
+
+
+def fontforge_faq_set() -> NaturalSet:
+    """FontForge's FAQ (Debian ``fontforge-doc``, ``faq.html``: ~85 questions, "My glyphs
+    are all perfectly hinted, why do some stems have different widths (or appear fuzzy, or
+    fade away completely)?") as one page ``faq.md`` with every question and the contents
+    lists deleted (:func:`split_fontforge_faq`), beside the manual's pages it links to, one
+    hop (:func:`fontforge_linked_pages`; main column only, :func:`fish_page_markdown`),
+    each up to :data:`FONTFORGE_MAX_PAGE_CHARS` and together up to
+    :data:`FONTFORGE_MAX_LINKED_CHARS`. Ids are the FAQ's labels
+    (``fontforge-faq:faq-linespace``). Entries whose answer is under
+    :data:`MIN_ANSWER_WORDS` words are left out and named. Built in stop 64 and measured
+    once, with no change to the retriever: an untuned check (helper heldout61)."""
+    root, doc, faq_path = _packaged_doc(FONTFORGE_PACKAGE, FONTFORGE_DOC, FONTFORGE_FAQ)
+    page_html = _doc_text(faq_path, "utf-8")
+    text, qa = split_fontforge_faq(page_html)
+    files = {"faq.md": text}
+    asked = _faq_questions("fontforge-faq", qa, "faq.md")
+    linked = fontforge_linked_pages(page_html, doc)
+    kept, too_long = _add_pages(
+        files,
+        doc,
+        linked,
+        "utf-8",
+        FONTFORGE_MAX_PAGE_CHARS,
+        to_markdown=fish_page_markdown,
+    )
+    over_total: list[str] = []
+    total = 0
+    for rel in kept:
+        total += len(files[rel])
+        if total > FONTFORGE_MAX_LINKED_CHARS:
+            total -= len(files.pop(rel))
+            over_total.append(rel)
+    kept = [rel for rel in kept if rel not in over_total]
+    return _judged_package_set(
+        "fontforge-faq",
+        root,
+        files,
+        asked,
+        lambda version, unjudged: (
+            f"FontForge FAQ from {FONTFORGE_PACKAGE} {version} (Sphinx HTML, one page, main "
+            f"column; its {len(qa)} <dt>/bold questions and the group contents lists deleted) "
+            f"+ the {len(kept)} manual pages it links to, one hop, main column ({total} "
+            f"chars; left out, over {FONTFORGE_MAX_PAGE_CHARS} chars: "
+            f"{', '.join(too_long) or 'none'}; over {FONTFORGE_MAX_LINKED_CHARS} chars "
+            f"together: {', '.join(over_total) or 'none'}); the rest of the manual, old/, "
+            "genindex, search, changelog and copyright out; answer = the text after a "
+            "question up to the next question or epigraph; left out, answer under "
+            f"{MIN_ANSWER_WORDS} words: {' | '.join(unjudged) or 'none'}"
+        ),
+    )
+
+
 BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "django-faq": lambda emb: django_faq_set(),
     "gitfaq": lambda emb: gitfaq_set(),
@@ -11355,6 +11588,7 @@ BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "x11vnc-faq": lambda emb: x11vnc_faq_set(),
     "xboard-faq": lambda emb: xboard_faq_set(),
     "clisp-faq": lambda emb: clisp_faq_set(),
+    "fontforge-faq": lambda emb: fontforge_faq_set(),
     "cranfield": cranfield_set,
     "pytest-derived": lambda emb: pytest_derived_set(),
 }
