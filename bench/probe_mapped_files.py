@@ -13,10 +13,11 @@ open or after ``close()`` (the let-go generation mapped again at the next use).
 What a row says: ``rc`` (0, or the signal), then per step the answer's size or the treehop
 error's class; ``RAW`` marks an exception that is no ``TreehopError``. Found (f7f9233): a
 truncated ``uris.bin`` under an open store kills the reader with SIGBUS (the URIs are read
-through the map in every ``vector_reads`` mode; not fixed, documented in docs/stores.md),
-and ``uris.bin`` rewritten in place with bytes that are not UTF-8 made ``find`` / ``read``
-raise a raw ``UnicodeDecodeError`` (now ``IndexCorruptError``). See bench/README.md,
-"Attacks, stop 63 (helper attacks73)".
+through the map in every ``vector_reads`` mode), and ``uris.bin`` rewritten in place with
+bytes that are not UTF-8 made ``find`` / ``read`` raise a raw ``UnicodeDecodeError`` (now
+``IndexCorruptError``). See bench/README.md, "Attacks, stop 63 (helper attacks73)". Since
+helper leftovers64b every store call first checks the mapped files' sizes: a truncated
+file is ``IndexCorruptError`` (rc=0); a cut during a call can still be SIGBUS.
 """
 
 from __future__ import annotations

@@ -8,6 +8,7 @@ from __future__ import annotations
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -279,9 +280,9 @@ def test_open_checks_the_graph_in_a_thread_and_reads_the_index_once(
     reads: list[str] = []
     real_read = emb_files._read_arrays
 
-    def spy_read(f: Path, meta: object, verify: bool) -> dict[str, np.ndarray]:
+    def spy_read(f: Path, meta: object, verify: bool, *rest: Any) -> dict[str, np.ndarray]:
         reads.append(Path(f).name)
-        return real_read(f, meta, verify)  # type: ignore[arg-type]
+        return real_read(f, meta, verify, *rest)  # type: ignore[arg-type]
 
     monkeypatch.setattr(_checksum, "whole_file_ok", spy_ok)
     for mod in (emb_manifest, emb_ann):

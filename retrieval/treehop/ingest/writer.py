@@ -59,6 +59,7 @@ from ..stores._filelock import (
     store_writers_waiting,
 )
 from ..stores.base import IncrementalStore, VectorStore
+from ..stores.guarded import GuardedStore
 from ..tagging import NodeTags, Tagger, assign_tags
 from ..tagging.ingest import WRITE_COUNTS, IngestTagger, LabelCounts
 from ..tagging.keywords import (
@@ -591,6 +592,8 @@ class WriteLock:
         self._held = held
         self._hold = hold = object()
         self._token = _HELD_WRITES.set((*_HELD_WRITES.get(), (self, hold)))
+        if type(self.store) is GuardedStore:  # (a caller's store: what stays if it fails)
+            self.store.begin_journal()
         self._open_counts()
 
     async def __aexit__(self, *exc: Any) -> None:
@@ -604,6 +607,8 @@ class WriteLock:
                 if failed and held is not None:
                     _drop_unsaved(self.store)
             finally:
+                if type(self.store) is GuardedStore:
+                    self.store.end_journal()
                 self._close_counts(failed)
             if held is not None:
                 await held.__aexit__(*exc)

@@ -23,19 +23,92 @@ deletes nothing it did not write, and a store without ``discard_unsaved`` keeps 
 ``upsert`` kept before raising.
 
 Only stores that are not treehop's are wrapped: the built-in stores raise typed errors
-already, and the embedded store (with its subclasses) is detected by its class.
+already. A caller's subclass of the embedded store is wrapped when it overrides any of its
+methods or properties (its own code may raise anything; helper leftovers64b), else used as
+it is.
+
+The wrapper answers ``isinstance`` as the wrapped store does (its ``__class__`` is the
+store's class: ``isinstance(client.store, MyStore)`` holds, and treehop's own checks for an
+embedded store still see a guarded subclass as one); ``type(client.store)`` is
+:class:`GuardedStore` and ``client.store.inner`` the caller's object. One wrapper per store
+object (:func:`guard_store`), so that two clients of one store share it as they share the
+store (the in-process write gate is kept per store object).
+
+A write that fails midway (helper leftovers64b): what the store's ``upsert`` / ``delete``
+calls already did during the failed write is rolled back through its ``discard_unsaved``
+when it has one (the embedded store's rule: it knows what it has not committed); a store
+without one keeps it -- a remote engine writes at once, and undoing an ``upsert`` that
+replaced a node would need the old node and vector read before every write. The error is
+then a :class:`PartialWriteError` that lists the URIs written and deleted (``.written``,
+``.deleted``, the message the first few), so the caller can check or remove them; adding
+the same input again completes the write.
 """
 
 from __future__ import annotations
 
 import inspect
+import threading
+import weakref
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
-from .._plugins import call, failed, passes
+from .._plugins import SHOWN_CHARS, call, failed, passes
 from ..errors import StoreError
 from ..models import Node
+from ..redaction import listed
 from .base import ScoredNode
+
+
+class PartialWriteError(StoreError):
+    """A caller's store failed in the middle of a write, after some of the write's
+    ``upsert`` / ``delete`` calls had succeeded. ``written`` / ``deleted``: every URI those
+    calls wrote or deleted during this write (the message shows the first few);
+    ``discarded``: whether the store has ``discard_unsaved``, which treehop calls next to
+    roll them back (else the store keeps them)."""
+
+    def __init__(
+        self, message: str, written: tuple[str, ...], deleted: tuple[str, ...], discarded: bool
+    ) -> None:
+        super().__init__(message)
+        self.written = written
+        self.deleted = deleted
+        self.discarded = discarded
+
+
+_WRITE_METHODS = frozenset(
+    {"upsert", "delete", "save", "set_tags", "put_state", "delete_state", "upsert_many"}
+)
+"""Methods whose failure during a write is the write's (a read failing in another thread
+meanwhile is not)."""
+
+
+def _journaled(guard: GuardedStore, name: str, exc: StoreError) -> PartialWriteError | None:
+    """When a write is under way and its earlier calls changed the store, the
+    :class:`PartialWriteError` for ``exc`` (the failure of the store's method ``name``)
+    saying what; else ``None`` (``exc`` as it is)."""
+    journal = guard._journal
+    if journal is None or name not in _WRITE_METHODS or not (journal[0] or journal[1]):
+        return None
+    written, deleted = tuple(dict.fromkeys(journal[0])), tuple(dict.fromkeys(journal[1]))
+    discard = callable(getattr(type(guard._inner), "discard_unsaved", None))
+    fate = (
+        "dropped through the store's discard_unsaved"
+        if discard
+        else "kept by the store (it has no discard_unsaved): check or remove them, or add "
+        "the same input again"
+    )
+    # (bounded as every plug-in error: the failure's own text cut first, then at most three
+    # URIs of each list, each cut and redacted; .written / .deleted hold them all)
+    parts = [str(exc)[:160]]
+    if written:
+        parts.append(f"{len(written)} node(s) this write wrote before: {listed(written, first=3)}")
+    if deleted:
+        parts.append(f"{len(deleted)} it deleted: {listed(deleted, first=3)}")
+    parts.append(fate)
+    out = PartialWriteError("; ".join(parts)[:SHOWN_CHARS], written, deleted, discard)
+    out.__context__ = exc.__context__ if exc.__suppress_context__ else exc
+    out.__suppress_context__ = True
+    return out
 
 
 def _foreign(what: str, exc: BaseException) -> StoreError:
@@ -110,14 +183,26 @@ def _guarded_iter(what: str, it: Iterator[Any]) -> Iterator[Any]:
 class _Method:
     """A bound method of the wrapped store, called under the guard."""
 
-    __slots__ = ("_fn", "_name")
+    __slots__ = ("_fn", "_guard", "_name")
 
-    def __init__(self, name: str, fn: Callable[..., Any]) -> None:
+    def __init__(self, name: str, fn: Callable[..., Any], guard: GuardedStore | None = None):
         self._name = name
         self._fn = fn
+        self._guard = guard
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        out = call(f"the store's {self._name[:100]}", StoreError, self._fn, *args, **kwargs)
+        guard = self._guard
+        partial: StoreError | None = None
+        try:
+            out = call(f"the store's {self._name[:100]}", StoreError, self._fn, *args, **kwargs)
+        except StoreError as exc:
+            partial = None if guard is None else _journaled(guard, self._name, exc)
+            if partial is None:
+                raise
+        if partial is not None:
+            raise partial  # (outside the except: its __context__ stays the store's own error)
+        if guard is not None and guard._journal is not None:
+            guard._note(self._name, args, kwargs)
         if inspect.isawaitable(out):
             # An ``async def`` method: treehop calls a store synchronously (the async client
             # runs it in a worker thread), so its coroutine would never run -- an ``upsert``
@@ -144,11 +229,47 @@ class GuardedStore:
 
     def __init__(self, inner: object) -> None:
         object.__setattr__(self, "_inner", inner)
+        object.__setattr__(self, "_journal", None)
 
     @property
     def inner(self) -> Any:
         """The wrapped store (the object the caller passed)."""
         return self._inner
+
+    @property  # type: ignore[misc]
+    def __class__(self) -> type:
+        # ``isinstance(client.store, MyStore)`` as for the caller's object (``type()`` still
+        # says GuardedStore). Why: a caller checking the store it passed got False from the
+        # wrapper; and a guarded subclass of the embedded store must still take treehop's
+        # embedded-store paths (close rather than save, the unsaved checks).
+        return type(self._inner)
+
+    def begin_journal(self) -> None:
+        """Start noting what ``upsert`` / ``delete`` calls change (a write took the lock):
+        a write method failing later in the same write says what stays
+        (:class:`PartialWriteError`)."""
+        object.__setattr__(self, "_journal", ([], []))
+
+    def end_journal(self) -> None:
+        """The write is over (committed or rolled back): stop noting."""
+        object.__setattr__(self, "_journal", None)
+
+    def _note(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+        """Note the URIs a successful write method of the current write changed; a
+        ``save`` commits them (a directory ingest's committed batches are no longer this
+        write's to roll back)."""
+        journal = self._journal
+        if journal is None:
+            return
+        if name == "save":
+            journal[0].clear()
+            journal[1].clear()
+        elif name == "upsert":
+            nodes = args[0] if args else kwargs.get("nodes", ())
+            journal[0].extend(str(getattr(n, "uri", "?")) for n in nodes)
+        elif name == "delete":
+            uris = args[0] if args else kwargs.get("uris", ())
+            journal[1].extend(str(u) for u in uris)
 
     def __getattr__(self, attr: str) -> Any:
         # Only reached for what the guard does not define: the store's own methods and
@@ -164,7 +285,7 @@ class GuardedStore:
                 raise
             raise _foreign(attr, exc) from None
         if callable(value) and not isinstance(value, type):
-            return _Method(attr, value)
+            return _Method(attr, value, self)
         return value
 
     def __setattr__(self, attr: str, value: Any) -> None:
@@ -185,13 +306,42 @@ class GuardedStore:
         return f"GuardedStore({inner})"
 
 
+_GUARDS: weakref.WeakValueDictionary[int, GuardedStore] = weakref.WeakValueDictionary()
+"""The wrapper of each store object, by the object's ``id`` (not its hash or ``==``: a
+caller's class may define either, and two equal stores are still two stores); weak, so a
+wrapper lives as long as a client holds it (while it does, its store lives, and the ``id``
+is not reused)."""
+_GUARDS_LOCK = threading.Lock()
+
+
 def guard_store(store: Any) -> Any:
     """``store`` in a :class:`GuardedStore` unless it is treehop's own (a class defined in
-    :mod:`treehop.stores`, or an embedded store of any class)."""
+    :mod:`treehop.stores`, or an embedded store whose class overrides none of its methods);
+    the same wrapper for the same store object (see the module's text)."""
     from .embedded import EmbeddedStore
 
-    if isinstance(store, GuardedStore | EmbeddedStore):
+    if type(store) is GuardedStore:
+        return store
+    if isinstance(store, EmbeddedStore) and not _overrides(type(store), EmbeddedStore):
         return store
     if type(store).__module__.startswith("treehop.stores."):
         return store
-    return GuardedStore(store)
+    with _GUARDS_LOCK:
+        guard = _GUARDS.get(id(store))
+        if guard is None or guard._inner is not store:
+            guard = _GUARDS[id(store)] = GuardedStore(store)
+    return guard
+
+
+def _overrides(cls: type, base: type) -> bool:
+    """Whether ``cls`` (a subclass of ``base``) defines, outside treehop, a method or
+    property of its own in place of one ``base`` has."""
+    for klass in cls.__mro__:
+        if klass is base:
+            return False
+        if klass.__module__.startswith("treehop."):
+            continue
+        for name, value in vars(klass).items():
+            if hasattr(base, name) and (callable(value) or isinstance(value, property)):
+                return True
+    return False

@@ -71,6 +71,7 @@ class _StoreAttributes:
     _epoch: int
     _committed: dict[str, Any] | None
     _committed_snap: _Snap | None
+    _file_marks: dict[str, tuple[int, int, int, int]]
     _dim: int | None
     _dim_given: int | None
     _mem_undo: tuple[_Snap, int | None] | None

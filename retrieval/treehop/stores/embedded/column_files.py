@@ -312,8 +312,20 @@ def _append_segments(
             info["extents"] = _sum_blocks(data / f"{name}.bin", info["size"], step)
 
 
+FileMark = tuple[int, int, int, int]
+"""A file's ``(st_ino, st_size, st_mtime_ns, st_ctime_ns)`` as an open read it."""
+
+
+def _mark(st: os.stat_result) -> FileMark:
+    return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
 def _map_segments(
-    data: Path, files: Mapping[str, Any], n: int, dim: int
+    data: Path,
+    files: Mapping[str, Any],
+    n: int,
+    dim: int,
+    marks: dict[str, FileMark] | None = None,
 ) -> dict[str, npt.NDArray[Any]]:
     """Memory-map each append-only file of a generation up to its committed size, checking
     that every file is there, long enough, and that the columns have one entry per row.
@@ -322,7 +334,10 @@ def _map_segments(
     mapped: the snapshot copied each out of its map at once (a write appends to them), so
     the map was set up, faulted in page by page and torn down for a copy (helper perf63:
     ~60 of the ~75 us each of the eight cost, 0.25 ms of a closed store's 0.41 ms reopen
-    at 2,200 nodes). The same committed bytes; what is verified is then the bytes used."""
+    at 2,200 nodes). The same committed bytes; what is verified is then the bytes used.
+
+    ``marks`` (given) gets each file's :data:`FileMark` from the ``stat`` made here anyway
+    (see ``EmbeddedStore._reopen``, which compares them)."""
     maps: dict[str, npt.NDArray[Any]] = {}
     folder = os.fspath(data)
     for name in _APPEND_FILES:
@@ -334,6 +349,8 @@ def _map_segments(
             st = None
         if st is None or not stat.S_ISREG(st.st_mode) or st.st_size < size:
             raise IndexCorruptError(f"{f}: missing or shorter than committed")
+        if marks is not None:
+            marks[name] = _mark(st)
         dtype = np.float32 if name == "vectors" else _COLUMNS.get(name, np.uint8)
         count = size // np.dtype(dtype).itemsize
         if not count:
@@ -453,18 +470,23 @@ def _all_finite(block: npt.NDArray[Any]) -> bool:
     return bool(np.isfinite(total)) or bool(np.isfinite(block).all())
 
 
-def _release_pages(arr: npt.NDArray[Any], start: int, end: int) -> None:
-    """Unmap the pages of bytes ``[start, end)`` of a memory-mapped file from this process
-    (they stay in the page cache, and fault back in when read): node texts and URIs are read
-    a few rows at a time, so verifying them must not leave the whole blob resident. The
-    vectors stay mapped: every exact search reads them all."""
+def _map_of(arr: npt.NDArray[Any]) -> mmap.mmap | None:
+    """The ``mmap`` an array views (``None``: it views none, e.g. a column read by
+    ``readv`` or an empty file's zeros)."""
     base: Any = arr
     while base is not None and not isinstance(base, (np.memmap, memoryview)):
         base = getattr(base, "base", None)
     # (a map of :func:`_mapped`: a memoryview of the mmap; an np.memmap keeps it as _mmap)
     mm = base.obj if isinstance(base, memoryview) else getattr(base, "_mmap", None)
-    if not isinstance(mm, mmap.mmap):
-        return
+    return mm if isinstance(mm, mmap.mmap) else None
+
+
+def _release_pages(arr: npt.NDArray[Any], start: int, end: int) -> None:
+    """Unmap the pages of bytes ``[start, end)`` of a memory-mapped file from this process
+    (they stay in the page cache, and fault back in when read): node texts and URIs are read
+    a few rows at a time, so verifying them must not leave the whole blob resident. The
+    vectors stay mapped: every exact search reads them all."""
+    mm = _map_of(arr)
     if mm is None or not hasattr(mmap, "MADV_DONTNEED"):
         return
     lo = start - start % mmap.PAGESIZE
@@ -514,7 +536,12 @@ def _write_arrays(f: Path, arrays: Mapping[str, npt.NDArray[Any]]) -> dict[str, 
     return {"size": offset, **_ck.tagged(value), "arrays": layout}
 
 
-def _read_arrays(f: Path, meta: Mapping[str, Any], verify: bool) -> dict[str, npt.NDArray[Any]]:
+def _read_arrays(
+    f: Path,
+    meta: Mapping[str, Any],
+    verify: bool,
+    marks: dict[str, FileMark] | None = None,
+) -> dict[str, npt.NDArray[Any]]:
     size = int(meta["size"])
     try:
         st = os.stat(f)
@@ -522,6 +549,8 @@ def _read_arrays(f: Path, meta: Mapping[str, Any], verify: bool) -> dict[str, np
         st = None
     if st is None or not stat.S_ISREG(st.st_mode) or st.st_size != size:
         raise IndexCorruptError(f"{f}: missing or of the wrong size")
+    if marks is not None:
+        marks[f.name] = _mark(st)
     if verify and not _ck.whole_file_ok(f, size, meta):
         raise IndexCorruptError(f"{f}: checksum mismatch")
     raw = np.fromfile(f, dtype=np.uint8) if size else np.zeros(0, np.uint8)

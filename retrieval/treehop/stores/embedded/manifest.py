@@ -14,7 +14,7 @@ import threading
 import warnings
 import zlib
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -36,9 +36,11 @@ from .ann_worker import _start_warm
 from .attributes import _StoreAttributes
 from .column_files import (
     _NODES,
+    FileMark,
     _BlobGuard,
     _check_structure,
     _fsync_dir,
+    _map_of,
     _map_segments,
     _node_json,
     _PFile,
@@ -164,12 +166,15 @@ class _Generations(_StoreAttributes):
         verify: bool | Literal["background"],
         own: bool = False,
         eager: bool = False,
+        unchanged: Mapping[str, FileMark] | None = None,
     ) -> None:
         """Map the files of manifest ``m`` and publish them as the current snapshot. ``own``:
         ``m`` was just committed from this store's memory, whose HNSW and BM25 indexes
         already match it (else both are reloaded from disk on first use). ``eager``: verify
         the node texts now too (a generation recovered without ``CURRENT`` must prove whole
-        before it is used)."""
+        before it is used). ``unchanged``: the files' marks when this store last opened
+        ``m`` (an unchecked reopen); files whose marks differ now are an
+        :class:`IndexCorruptError` before anything is published."""
         assert self.path is not None
         path = self.path
         if m.get("format_version") not in READABLE_FORMATS:
@@ -178,6 +183,8 @@ class _Generations(_StoreAttributes):
             self._start_ann_precheck(m)
             self._start_lexical_read(m)  # (beside the columns' mapping and checksums)
         g = _map_generation(path, m, verify, eager, self.vector_reads)
+        if unchanged is not None and g.marks != unchanged:
+            raise IndexCorruptError(f"{path}: files changed since this store last opened them")
         base_vecs = (
             g.maps["vectors"].reshape(g.n, g.dim) if g.n else np.zeros((0, g.dim), np.float32)
         )
@@ -236,6 +243,7 @@ class _Generations(_StoreAttributes):
         self._dirty = False
         self._committed = m
         self._committed_snap = self._snap_v
+        self._file_marks = g.marks
         self._corrupt = None
 
     def _warm_opened(self, m: dict[str, Any], live: int, own: bool) -> None:
@@ -562,6 +570,8 @@ class _MappedGeneration:
     guard: _BlobGuard | None
     idx: dict[str, npt.NDArray[Any]]
     vector_rows: _VectorRows | None = None
+    marks: dict[str, FileMark] = field(default_factory=dict)
+    """Each file's identity, size and times as the open's ``stat`` saw them."""
 
 
 def _map_generation(
@@ -578,7 +588,8 @@ def _map_generation(
         n, live, dim = int(m["rows"]), int(m["live"]), int(m["dimension"] or 0)
         epoch = int(m["epoch"])
         data = path / f"data-{epoch:06d}"
-        maps = _map_segments(data, m["files"], n, dim)
+        marks: dict[str, FileMark] = {}
+        maps = _map_segments(data, m["files"], n, dim, marks)
         by_row = (
             n > 0
             and hasattr(os, "preadv")
@@ -604,10 +615,12 @@ def _map_generation(
             if verify is True and not eager and maps["nodes"].size
             else None
         )
-        idx = _read_arrays(path / m["index"]["file"], m["index"], bool(verify))
+        idx = _read_arrays(path / m["index"]["file"], m["index"], bool(verify), marks)
     except (KeyError, TypeError, ValueError, OSError) as exc:
         raise IndexCorruptError(f"cannot read the index at {path}: {exc}") from exc
-    return _MappedGeneration(n, live, dim, epoch, data, maps, nodes_file, guard, idx, vector_rows)
+    return _MappedGeneration(
+        n, live, dim, epoch, data, maps, nodes_file, guard, idx, vector_rows, marks
+    )
 
 
 def _opened_snap(
@@ -638,7 +651,28 @@ def _opened_snap(
         nodes_guard=g.guard,
         nodes_file=g.nodes_file,
         vector_rows=g.vector_rows,
+        mapped=_mapped_files(g),
     )
+
+
+def _mapped_files(g: _MappedGeneration) -> tuple[tuple[str, Any], ...]:
+    """The (path, ``mmap``) of each file the snapshot of ``g`` reads through its map: the
+    URIs, the vectors unless their rows are read by ``pread`` (an exact scan's blocks are
+    checked then, :meth:`~.snapshot._Snap.base_block`), the node texts only where they
+    are not read by ``pread`` (no ``os.pread``: their reads and
+    :class:`~.column_files._BlobGuard`'s checks use the map). Not covered:
+    ``verify="background"``'s pass over the maps, in its own thread."""
+    names = ["uris"]
+    if g.vector_rows is None:  # (else rows are read by pread, scans check: Snap.base_block)
+        names.append("vectors")
+    if g.nodes_file is None:
+        names.append("nodes")
+    out = []
+    for name in names:
+        mm = _map_of(g.maps[name])
+        if mm is not None:
+            out.append((os.path.join(g.data, f"{name}.bin"), mm))
+    return tuple(out)
 
 
 READ_VECTORS_BYTES = 512 * 2**20

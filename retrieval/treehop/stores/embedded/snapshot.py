@@ -18,7 +18,15 @@ from ...errors import (
 )
 from ...models import Node
 from ..base import unique_inverse
-from .column_files import _BLOCK, _BlobGuard, _decoded_slices, _PFile, _release_pages, _VectorRows
+from .column_files import (
+    _BLOCK,
+    _BlobGuard,
+    _decoded_slices,
+    _map_of,
+    _PFile,
+    _release_pages,
+    _VectorRows,
+)
 from .layout import (
     _COLUMNS,
     F32,
@@ -181,10 +189,12 @@ class _Snap:
     live: int
     dim: int
     cols: dict[str, npt.NDArray[Any]]
-    base_vecs: F32
+    # (maps: kept out of the repr, which read every one -- a traceback's locals, a
+    # debugger -- and a file cut short under them made the repr itself die of SIGBUS)
+    base_vecs: F32 = field(repr=False)
     tail_vecs: _Tail
-    base_uris: U8Array
-    base_nodes: U8Array
+    base_uris: U8Array = field(repr=False)
+    base_nodes: U8Array = field(repr=False)
     tail_uris: list[bytes]
     tail_nodes: list[bytes]
     alive: BoolArray
@@ -217,6 +227,38 @@ class _Snap:
     """The saved vectors read by row (``pread``) rather than through ``base_vecs``' map, for
     a generation above ``manifest.READ_VECTORS_BYTES`` (see :class:`_VectorRows`); ``None``:
     rows are gathered from the map, which stays resident (a small index)."""
+
+    mapped: tuple[tuple[str, Any], ...] = ()
+    """The files this snapshot reads through a memory map (``uris.bin``, ``vectors.bin``,
+    ``nodes.bin`` while its map is read), as (path, ``mmap``): :meth:`check_mapped` sees
+    one cut short before it is read (see there)."""
+
+    def check_mapped(self) -> None:
+        """Raise :class:`IndexCorruptError` when a file mapped by this snapshot is now
+        shorter than its map.
+
+        Why (helper leftovers64b): a read through a map past the end of a file cut short by
+        another program (a careless ``truncate``, an editor, a copy tool) is no exception
+        but SIGBUS, which kills the whole process (attacks73, ``bench/probe_mapped_files.py``:
+        rc -7 on the next ``find``). treehop's own writers only append past a committed
+        size, so a file shorter than its map is damage. One ``fstat`` of each map's own
+        descriptor (``mmap.size``, ~1 us) at each store call's snapshot (9 per ``find``)
+        turns the crash into this typed error; reading every column by ``pread`` instead
+        would cost each search's URI decodes and the exact scans a copy (the numbers are
+        in bench/README.md). A file cut short *during* a call (between this check and a
+        read) still raises SIGBUS: the check closes the gap to a call's length, not to
+        zero -- no Python code can survive the signal."""
+        for name, mm in self.mapped:
+            try:
+                short = mm.size() < len(mm)
+            except (OSError, ValueError):
+                short = True
+            if short:
+                raise IndexCorruptError(
+                    f"{name}: cut short by another program while the index is open (its "
+                    "files are only ever appended to); the index is damaged: restore it "
+                    "from a copy, or rebuild it"
+                )
 
     def _read_nodes(self, start: int, end: int) -> bytes:
         if self.nodes_file is None:
@@ -463,6 +505,19 @@ class _Snap:
         read by ``pread`` the block's pages are released afterwards (an exact scan over a
         released map is as fast as over a resident one here: the faults map whole folios;
         copying the file through ``pread`` instead took ~2x as long)."""
+        if self.vector_rows is not None:
+            # (rows read by pread see a short file as a short read; a scan reads the map:
+            # checked per block, as check_mapped does for a resident map)
+            mm = _map_of(self.base_vecs)
+            try:
+                short = mm is not None and mm.size() < hi * 4 * self.dim
+            except (OSError, ValueError):
+                short = True
+            if short:
+                raise IndexCorruptError(
+                    f"{self.vector_rows.file.name}: shorter than committed (cut short by "
+                    "another program while the index is open)"
+                )
         try:
             return use(self.base_vecs[lo:hi])
         finally:

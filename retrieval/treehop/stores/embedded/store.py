@@ -156,6 +156,10 @@ class EmbeddedStore(_SearchPaths, _Writes, _AnnWorker, _LexicalSync, _Generation
         self._kept_over_close = None
         """What :meth:`_release_files` kept of the let-go snapshot's lookups (generation,
         epoch, rows, folder, the entries) for :meth:`_reopen` of the same generation."""
+        self._file_marks: dict[str, tuple[int, int, int, int]] = {}
+        """Each file of the committed generation as this store last opened it (inode, size,
+        modification and change times, from the open's own ``stat``): :meth:`_reopen`
+        skips the checksums only while they are all the same."""
         self._let_go_current: tuple[str, int, int] | None = None
         """What ``CURRENT`` said (manifest name, generation, the manifest's checksum) when
         :meth:`_release_files` let the generation go: :meth:`_reopen` maps it again without
@@ -263,6 +267,8 @@ class EmbeddedStore(_SearchPaths, _Writes, _AnnWorker, _LexicalSync, _Generation
             snap = self._snap_v
         if self._corrupt is not None:
             raise self._corrupt
+        if snap.mapped:
+            snap.check_mapped()  # (a file cut short under the maps: SIGBUS at the read)
         return snap
 
     @_snap.setter
@@ -302,8 +308,12 @@ class EmbeddedStore(_SearchPaths, _Writes, _AnnWorker, _LexicalSync, _Generation
                 return
             if m is not None and cur is not None and cur[1] == m["generation"]:
                 try:
-                    # (own: the BM25 index and a graph built here still match its rows)
-                    self._open_manifest(m, verify=False, own=True)
+                    # (own: the BM25 index and a graph built here still match its rows;
+                    # unchanged: a file rewritten in place since -- same generation, same
+                    # size -- was read unchecked, stale vectors or hashes answering 0 hits
+                    # or "not found" silently (helper leftovers64b): now opened as below,
+                    # with the checksums)
+                    self._open_manifest(m, verify=False, own=True, unchanged=self._file_marks)
                     self._take_kept_lookups()
                     wanted = (
                         self.ann_min_rows is not None and self._snap_v.live >= self.ann_min_rows
