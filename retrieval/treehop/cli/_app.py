@@ -42,7 +42,7 @@ from ..errors import (
     SessionNotFoundError,
     TreehopError,
 )
-from ..ingest.loaders import MAX_FILE_BYTES, SKIP_DIRS
+from ..ingest.loaders import MAX_FILE_BYTES, SKIP_DIRS, SKIP_SUFFIXES, check_skip_suffixes
 from ..models import ContextType, RetrievalMode
 from ..stores.embedded import EmbeddedStore
 from . import _render as render
@@ -323,6 +323,7 @@ def cmd_index(ctx: _Ctx) -> int:
             f"use a hidden name such as {src / DEFAULT_INDEX} or a path outside {src}",
         )
     user_tags = tagmod.user_tags(a.tag or None, "--tag")
+    skip = _skip_suffixes(a.skip_suffixes)
     progress = render.Progress(ctx.err, mode=a.progress)
     progress.note(f"reading and summarising {src} …")
     fresh = not ctx.index.exists()
@@ -330,6 +331,8 @@ def cmd_index(ctx: _Ctx) -> int:
         with ctx.open(create=True) as client:
             if a.max_file_bytes is not None:
                 client.aio.writer.builder.max_file_bytes = a.max_file_bytes
+            if skip is not None:
+                client.aio.writer.builder.skip_suffixes = skip
             res: AddResult = client.add_resource(
                 src, target_uri=a.target_uri, tags=user_tags or None, progress=progress
             )
@@ -797,6 +800,22 @@ def cmd_mcp(ctx: _Ctx) -> int:
     return ExitCode.OK
 
 
+def _skip_suffixes(value: str | None) -> frozenset[str] | None:
+    """``--skip-suffixes``' comma-separated list checked before the index is opened (None:
+    the default list); a bad suffix is a usage error naming it."""
+    if value is None:
+        return None
+    parts = [p.strip() for p in value.split(",") if p.strip()]
+    try:
+        return check_skip_suffixes(parts)
+    except InvalidQueryError as e:
+        raise CliError(
+            f"--skip-suffixes: {e}".replace("skip_suffixes: ", ""),
+            ExitCode.USAGE,
+            "give suffixes such as --skip-suffixes .css,.js (or '' to read every file)",
+        ) from None
+
+
 def _positive_int(text: str) -> int:
     try:
         value = int(text)
@@ -956,6 +975,13 @@ def build_parser() -> argparse.ArgumentParser:
         type=_positive_int,
         metavar="N",
         help=f"skip files larger than this (default {MAX_FILE_BYTES}: 5 MB)",
+    )
+    p.add_argument(
+        "--skip-suffixes",
+        metavar="LIST",
+        help="comma-separated suffixes a folder's walk passes over (default "
+        f"{','.join(sorted(SKIP_SUFFIXES))}; .js/.mjs only beside HTML pages); '' reads "
+        "every text file",
     )
     p.add_argument(
         "--progress",
