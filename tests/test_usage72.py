@@ -213,3 +213,71 @@ def test_a_missing_file_target_is_not_found(bow, tmp_path: Path) -> None:
         _one_file_index(th, tmp_path)
         with pytest.raises(NotFoundError, match=r"oli\.md"):
             th.find("oil", target_uri="viking://resources/docs/oli.md")
+
+
+# ------------------------------------------------------------------ the MCP find's text
+def _guide(tmp: Path) -> Path:
+    root = tmp / "docs"
+    root.mkdir()
+    oauth = "\n\n".join(f"oauth token scopes refresh detail {i}. " * 8 for i in range(3))
+    deploy = "\n\n".join(f"kubernetes rollout readiness probes {i}. " * 8 for i in range(3))
+    (root / "guide.md").write_text(f"# Guide\n\n## Tokens\n\n{oauth}\n\n## Deploying\n\n{deploy}")
+    return root
+
+
+async def test_the_mcp_find_answers_the_slots_passage(tmp_path: Path) -> None:
+    """The MCP ``find`` answered each hit's face chunk alone (``MatchedContext.text``), where
+    LangChain's ``page_content`` and ``assemble_context`` give the slot's passage: over
+    Debian's developers-reference, "how do I orphan a package" reached an agent as "More
+    information is on the WNPP web pages." (the section's last line) without the section."""
+    from mcp import Client
+
+    from treehop import AsyncTreehop
+    from treehop.mcp_server import build_server
+
+    from treehop_test_doubles import BagOfWordsEmbedder
+
+    kw = {"embedder": BagOfWordsEmbedder(), "tagger": None, "chunk_chars": 300}
+    with Treehop(tmp_path / "idx", **kw) as th:
+        th.add_resource(_guide(tmp_path), target_uri="viking://resources/docs")
+        expected = th.find("oauth token scopes refresh", limit=3).resources[0]
+    assert expected.slot_text != expected.text  # the premise: a slot of several chunks
+    a = AsyncTreehop(tmp_path / "idx", **kw)
+    try:
+        async with Client(build_server(a)) as client:
+            res = await client.call_tool(
+                "find", {"query": "oauth token scopes refresh", "limit": 3}
+            )
+            assert not res.is_error, res.content
+            top = (res.structured_content or {})["hits"][0]
+            assert top["uri"] == expected.uri
+            assert top["text"] == expected.slot_text
+            assert "truncated" not in top
+            cut = await client.call_tool(
+                "find", {"query": "oauth token scopes refresh", "limit": 1, "text_chars": 50}
+            )
+            assert (cut.structured_content or {})["hits"][0]["truncated"] is True
+    finally:
+        await a.close()
+
+
+def test_the_cli_find_prints_each_hits_passage(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``treehop find`` showed a chunk's heading path cut to the terminal and nothing of its
+    text; ``--text`` prints the passage the retrievers return (``slot_text``)."""
+    idx = str(tmp_path / "idx")
+    assert main(["--index", idx, "index", str(_guide(tmp_path))]) == 0
+    capsys.readouterr()
+    q = "oauth token scopes refresh"
+    assert main(["--index", idx, "find", q, "--limit", "2", "--text"]) == 0
+    out = capsys.readouterr().out
+    with Treehop(idx) as th:
+        hits = th.find(q, limit=2).contexts()
+    for i, m in enumerate(hits, 1):
+        assert f"--- {i}. {m.uri}\n{m.slot_text.rstrip()}\n" in out, out
+    assert main(["--index", idx, "find", q, "--limit", "1", "--text", "--text-chars", "30"]) == 0
+    out = capsys.readouterr().out
+    assert f"--- 1. {hits[0].uri}\n{hits[0].slot_text[:30].rstrip()} [...]\n" in out, out
+    assert main(["--index", idx, "find", q, "--limit", "1"]) == 0
+    assert "--- 1." not in capsys.readouterr().out  # without --text: the table alone

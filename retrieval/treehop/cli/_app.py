@@ -430,7 +430,9 @@ def cmd_find(ctx: _Ctx) -> int:
     if a.json:
         ctx.json(res.model_dump(mode="json"))
         return ExitCode.OK
-    render.render_results(ctx.out, a.query, res, display, ctx.width)
+    render.render_results(
+        ctx.out, a.query, res, display, ctx.width, text_chars=a.text_chars if a.text else 0
+    )
     if a.explain:
         for qr in res.query_results or []:
             render.render_explain(ctx.out, qr, display)
@@ -452,12 +454,21 @@ def cmd_search(ctx: _Ctx) -> int:
         return ExitCode.OK
     if res.query_plan is not None:
         render.render_plan(ctx.out, res.query_plan)
-    render.render_results(ctx.out, a.query, res, display, ctx.width)
+    render.render_results(
+        ctx.out, a.query, res, display, ctx.width, text_chars=a.text_chars if a.text else 0
+    )
     if a.explain:
         for i, qr in enumerate(res.query_results or [], 1):
             render.render_explain(ctx.out, qr, display, f" (q{i})")
     return ExitCode.OK
 
+
+TEXT_CHARS = 1000
+"""``find --text``'s default length of a hit's passage. Why a flag at all: the table shows a
+hit's abstract, which for a chunk is its heading path and first sentence, cut to the
+terminal: over a Debian manual the best hit for "how do I orphan a package" read "5. Managing
+Packages > 5.9. Moving, removing, ..." and ``treehop read`` of it gave the section's last line
+alone (the face chunk), where the retrievers return the whole passage."""
 
 ROLES = ("user", "assistant", "system")
 """The roles ``session add`` takes (as a first word or ``--role``)."""
@@ -894,6 +905,19 @@ def _search_options(p: argparse.ArgumentParser, *, default_mode: str) -> None:
         help="hybrid weight in [0.2, 1]: 1 = dense only, lower mixes in BM25 (default 0.5)",
     )
     p.add_argument("--files-only", action="store_true", help="leave directories out of the hits")
+    p.add_argument(
+        "--text",
+        action="store_true",
+        help="print each hit's passage under the table (the text a LangChain / LlamaIndex "
+        "retriever or the MCP server returns for it)",
+    )
+    p.add_argument(
+        "--text-chars",
+        type=_positive_int,
+        default=TEXT_CHARS,
+        metavar="N",
+        help=f"with --text: at most N characters a hit (default {TEXT_CHARS})",
+    )
     p.add_argument(
         "--explain", action="store_true", help="print the search path (rounds, why it stopped)"
     )
