@@ -126,9 +126,13 @@ def test_the_cli_takes_a_skip_list(tmp_path: Path, capsys: pytest.CaptureFixture
     site = _site(tmp_path / "site")
     idx = str(tmp_path / "idx")
     assert main(["--index", idx, "index", str(site), "--skip-suffixes", ".svg"]) == 0
-    out = capsys.readouterr()
-    assert "_static/site.css" not in out.out + out.err  # read: not in the skipped list
-    assert "logo.svg" in out.out + out.err
+    out = capsys.readouterr().out
+    assert "_static/site.css" not in out  # read: not in the skipped list
+    assert "skipped 1 page asset (a style sheet, script or Sphinx source copy; " in out, out
+    assert "_static/logo.svg" in out
+    assert main(["--index", str(tmp_path / "idx3"), "index", str(site)]) == 0
+    out = capsys.readouterr().out
+    assert "skipped 5 page assets (" in out and "other files" not in out, out
     code = main(["--index", str(tmp_path / "idx2"), "index", str(site), "--skip-suffixes", "css"])
     assert code == ExitCode.USAGE
     assert "--skip-suffixes" in capsys.readouterr().err

@@ -42,7 +42,13 @@ from ..errors import (
     SessionNotFoundError,
     TreehopError,
 )
-from ..ingest.loaders import MAX_FILE_BYTES, SKIP_DIRS, SKIP_SUFFIXES, check_skip_suffixes
+from ..ingest.loaders import (
+    MAX_FILE_BYTES,
+    SKIP_DIRS,
+    SKIP_SUFFIXES,
+    check_skip_suffixes,
+    skipped_for_suffix,
+)
 from ..models import ContextType, RetrievalMode
 from ..stores.embedded import EmbeddedStore
 from . import _render as render
@@ -369,6 +375,9 @@ def cmd_index(ctx: _Ctx) -> int:
     )
     large = set(res.skipped_large)
     cap = res.max_file_bytes
+    skip = SKIP_SUFFIXES if skip is None else skip
+    assets = [n for n in res.skipped_other if n not in large and skipped_for_suffix(n, skip)]
+    shown_assets = set(assets)
     skipped = [
         ("binary file", "binary files", res.skipped_binary),
         ("unreadable file", "unreadable files", res.skipped_unreadable),
@@ -378,9 +387,14 @@ def cmd_index(ctx: _Ctx) -> int:
             res.skipped_large,
         ),
         (
+            "page asset (a style sheet, script or Sphinx source copy; --skip-suffixes)",
+            "page assets (style sheets, scripts, Sphinx source copies; --skip-suffixes)",
+            assets,
+        ),
+        (
             "other file (empty or a link)",
             "other files (empty or links)",
-            [n for n in res.skipped_other if n not in large],
+            [n for n in res.skipped_other if n not in large and n not in shown_assets],
         ),
     ]
     for one, many, names in skipped:

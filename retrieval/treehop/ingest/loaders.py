@@ -133,6 +133,13 @@ def _is_sphinx_copy(rel: str) -> bool:
     return rel.startswith(_SPHINX_SOURCES) or f"/{_SPHINX_SOURCES}" in rel
 
 
+def skipped_for_suffix(rel: str, skip: frozenset[str]) -> bool:
+    """Whether a walk skipping ``skip`` would leave ``rel`` out for its suffix (or as a
+    Sphinx ``_sources/`` copy), so that a report can say why (the CLI's "page assets")."""
+    ext = os.path.splitext(rel)[1].lower()
+    return ext in skip or (bool(skip) and ext == ".txt" and _is_sphinx_copy(rel))
+
+
 def drop_skipped_suffixes(
     rels: list[str], skip: frozenset[str], report: LoadReport
 ) -> npt.NDArray[np.bool_] | None:
