@@ -285,3 +285,24 @@ def test_the_cli_find_prints_each_hits_passage(
     assert f"--- 1. {hits[0].uri}\n{hits[0].slot_text[:30].rstrip()} [...]\n" in out, out
     assert main(["--index", idx, "find", q, "--limit", "1"]) == 0
     assert "--- 1." not in capsys.readouterr().out  # without --text: the table alone
+
+
+def test_the_file_target_warning_redacts_a_registered_secret(
+    bow, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The hint goes through the ``treehop`` logger, whose redacting filter
+    (:func:`treehop.redaction.install_log_filter`) a child logger's records would bypass."""
+    from treehop.redaction import install_log_filter, register_secret
+
+    secret = "sk-usage72-Zq8dRt5vXw2"
+    install_log_filter()
+    register_secret(secret)
+    with Treehop(embedder=bow, tagger=None) as th:
+        d = tmp_path / "docs"
+        d.mkdir()
+        (d / f"{secret}.md").write_text("# Oil\n\nOil the spindle weekly.\n")
+        th.add_resource(d, target_uri="viking://resources/docs")
+        with caplog.at_level(logging.WARNING, logger="treehop"):
+            th.find("belts", target_uri=f"viking://resources/docs/{secret}.md", score_threshold=0.9)
+    msgs = [r.getMessage() for r in caplog.records if r.name.startswith("treehop")]
+    assert msgs and all(secret not in m for m in msgs), msgs

@@ -963,8 +963,8 @@ class AsyncTreehop:
         return self._to_find_result(hits, [qr], None)
 
     def _hint_empty_leaf_targets(self, roots: list[str], opts: SearchOptions) -> None:
-        """Log why a find scoped to files or chunks answered nothing (``treehop.client``,
-        WARNING). Why: such a target searches that leaf alone, never its siblings; users
+        """Log why a find scoped to files or chunks answered nothing (the ``treehop``
+        logger, WARNING). Why: such a target searches that leaf alone, never its siblings; users
         who gave a page's URI meaning "around this page" got ``[]`` and no word why. A
         target that names nothing is a :class:`NotFoundError` before this; a directory that
         matches nothing is an ordinary empty answer."""
@@ -2003,8 +2003,10 @@ def _many_in_reader_processes(
     return call
 
 
-_log = logging.getLogger(__name__)
-"""The client's hints (a find whose file target matched nothing); nothing secret is logged."""
+_log = logging.getLogger("treehop")
+"""The client's hints (a find whose file target matched nothing). The package's logger, not
+``treehop.client``: :func:`treehop.redaction.install_log_filter` filters the loggers it names,
+and a filter does not reach a child logger's records."""
 
 CLIENT_KEYWORDS: tuple[str, ...] = tuple(
     name
