@@ -106,6 +106,11 @@ def test_a_re_add_drops_what_the_skip_list_now_skips(bow, tmp_path: Path) -> Non
         assert res.deleted >= 5
         with pytest.raises(NotFoundError):
             th.stat("viking://resources/site/_static/site.css")
+        # the folder left with no file goes too (no empty `_static` with a CSS abstract)
+        assert [e.uri for e in th.ls("viking://resources/site")] == [
+            "viking://resources/site/index.html",
+            "viking://resources/site/tuning.html",
+        ]
 
 
 @pytest.mark.parametrize("bad", [".css", "css", [".c ss"], [3], ["." + "x" * 40], {".css": 1}])
