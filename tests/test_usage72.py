@@ -13,6 +13,8 @@ import logging
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from treehop import Treehop
 from treehop.cli import ExitCode, main
@@ -311,3 +313,55 @@ def test_the_file_target_warning_redacts_a_registered_secret(
             th.find("belts", target_uri=f"viking://resources/docs/{secret}.md", score_threshold=0.9)
     msgs = [r.getMessage() for r in caplog.records if r.name.startswith("treehop")]
     assert msgs and all(secret not in m for m in msgs), msgs
+
+
+# ------------------------------------------------------------------ properties
+
+_NAMES = st.lists(
+    st.tuples(
+        st.sampled_from(["", "a/", "_static/", "_sources/", "b/_sources/", "c/d/"]),
+        st.text(alphabet="abcXY_-", min_size=1, max_size=6),
+        st.sampled_from([".html", ".HTM", ".css", ".CSS", ".js", ".md", ".txt", ".rst.txt", ""]),
+    ).map("".join),
+    max_size=30,
+    unique=True,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_NAMES)
+def test_the_walks_skip_keeps_exactly_what_the_rule_says(rels: list[str]) -> None:
+    from treehop.ingest.loaders import LoadReport, drop_skipped_suffixes
+
+    report = LoadReport()
+    keep = drop_skipped_suffixes(rels, loaders.SKIP_SUFFIXES, report)
+    kept = rels if keep is None else [r for r, k in zip(rels, keep.tolist(), strict=True) if k]
+    site = any(r.lower().endswith((".html", ".htm", ".xhtml")) for r in rels)
+
+    def skipped(r: str) -> bool:
+        ext = r[r.rfind(".") :].lower() if "." in r.rsplit("/", 1)[-1] else ""
+        if ext in {".css", ".scss", ".sass", ".less", ".map", ".svg"}:
+            return True
+        if site and ext in {".js", ".mjs"}:
+            return True
+        return site and ext == ".txt" and (r.startswith("_sources/") or "/_sources/" in r)
+
+    assert kept == [r for r in rels if not skipped(r)]
+    assert sorted(report.skipped_other) == sorted(r for r in rels if skipped(r))
+    assert drop_skipped_suffixes(rels, frozenset(), LoadReport()) is None
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(max_size=40), max_size=8) | st.text(max_size=10) | st.integers())
+def test_a_skip_list_is_a_set_of_suffixes_or_an_invalid_query(value: object) -> None:
+    from treehop.ingest.loaders import check_skip_suffixes
+
+    try:
+        out = check_skip_suffixes(value)
+    except InvalidQueryError as e:
+        assert "skip_suffixes" in str(e)
+        return
+    assert isinstance(value, list)
+    assert out == {s.lower() for s in value}
+    for s in out:
+        assert s.startswith(".") and 2 <= len(s) <= 32 and s.isascii() and s == s.lower()
