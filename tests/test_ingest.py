@@ -26,7 +26,8 @@ def test_directory_becomes_a_tree(bow, sample_tree: Path) -> None:
         # The extractive overview carries the children's vocabulary, not a placeholder.
         assert "Model training pipelines" in d.overview and "registry" in d.overview.lower()
         root = th.stat("viking://resources")
-        assert root.level == 0 and "devops" in root.abstract
+        # (the folder by its README's title, stop 64: test_usage72.py)
+        assert root.level == 0 and "DevOps" in root.abstract
         assert "RollingUpdate" in th.read("viking://resources/devops/kubernetes/deployments.md")
 
 

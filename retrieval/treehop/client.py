@@ -12,11 +12,12 @@ import contextvars
 import dataclasses
 import functools
 import inspect
+import logging
 import math
 import os
 import threading
 import time
-from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Collection, Coroutine, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import (
@@ -75,7 +76,7 @@ from .errors import (
 )
 from .fusion import fuse_query_results
 from .hierarchical_retriever import HierarchicalRetriever, RetrievalRequest
-from .ingest.loaders import MAX_FILE_BYTES
+from .ingest.loaders import MAX_FILE_BYTES, SKIP_SUFFIXES, check_skip_suffixes
 from .ingest.summaries import ExtractiveSummarizer, Summarizer
 from .ingest.tree_builder import segment
 from .ingest.writer import (
@@ -268,6 +269,7 @@ class AsyncTreehop:
         commit_files: int = COMMIT_FILES,
         commit_seconds: float = COMMIT_SECONDS,
         max_file_bytes: int = MAX_FILE_BYTES,
+        skip_suffixes: Collection[str] = SKIP_SUFFIXES,
         reader_processes: ReaderProcesses = "auto",
         **unknown: Never,
     ) -> None:
@@ -293,6 +295,8 @@ class AsyncTreehop:
         )
         if not isinstance(strict, bool):
             raise InvalidQueryError(f"strict must be True or False, got {strict!r}")
+        # (a folder ingest's skipped suffixes: see treehop.ingest.loaders.SKIP_SUFFIXES)
+        skip_suffixes = check_skip_suffixes(skip_suffixes)
         self.user = urimod.validate_user(user)
         self._display_prefix: tuple[str, str] | None = None
         self._spaces_kept: tuple[str, tuple[str, ...]] | None = None
@@ -330,6 +334,7 @@ class AsyncTreehop:
             commit_seconds=commit_seconds,
         )
         self.writer.builder.max_file_bytes = max_file_bytes
+        self.writer.builder.skip_suffixes = skip_suffixes
         self.models = ModelRegistry(default=llm, query_planner=query_planner)
         self.intent_analyzer = IntentAnalyzer(self.models.planner, timeout_s=intent_timeout_s)
         self._session_store = SessionStore(self.store, llm=llm, strict=strict)
@@ -953,7 +958,35 @@ class AsyncTreehop:
             hits = self._postprocess(qr.matched_contexts, call.opts, roots)
         else:
             hits = await self._io(self._postprocess, qr.matched_contexts, call.opts, roots)
+        if not hits and call.targets:
+            await self._io(self._hint_empty_leaf_targets, roots, call.opts)
         return self._to_find_result(hits, [qr], None)
+
+    def _hint_empty_leaf_targets(self, roots: list[str], opts: SearchOptions) -> None:
+        """Log why a find scoped to files or chunks answered nothing (the ``treehop``
+        logger, WARNING). Why: such a target searches that leaf alone, never its siblings; users
+        who gave a page's URI meaning "around this page" got ``[]`` and no word why. A
+        target that names nothing is a :class:`NotFoundError` before this; a directory that
+        matches nothing is an ordinary empty answer."""
+        leaves = [
+            n.uri
+            for n in self.store.get(roots)
+            if n is not None and (n.is_leaf or "chunks" in n.metadata)  # (a chunked file)
+        ]
+        if not leaves:
+            return
+        why = [f"score_threshold={opts.threshold}"] if opts.threshold is not None else []
+        if opts.metadata is not None or opts.tags:
+            why.append("the filter")
+        folder = self.display(urimod.parent_of(leaves[0].split("#", 1)[0]) or leaves[0])
+        _log.warning(
+            "find: target_uri %s matched nothing%s: a file's or chunk's URI searches that "
+            "leaf alone, never its siblings; to search around it give its folder "
+            "(target_uri=%r)",
+            ", ".join(self.display(u)[:200] for u in leaves[:3]),
+            f" under {' and '.join(why)}" if why else "",
+            folder[:200],
+        )
 
     async def find_many(
         self,
@@ -1969,6 +2002,11 @@ def _many_in_reader_processes(
 
     return call
 
+
+_log = logging.getLogger("treehop")
+"""The client's hints (a find whose file target matched nothing). The package's logger, not
+``treehop.client``: :func:`treehop.redaction.install_log_filter` filters the loggers it names,
+and a filter does not reach a child logger's records."""
 
 CLIENT_KEYWORDS: tuple[str, ...] = tuple(
     name

@@ -168,7 +168,10 @@ def _hit(m: MatchedContext, text_chars: int) -> dict[str, Any]:
         "is_leaf": m.is_leaf,
         "score": round(float(m.score), 6),
         "abstract": m.abstract,
-        "text": m.text[:text_chars],
+        # the slot's passage (the chunks a collapsed slot shows around its face chunk), as
+        # LangChain's page_content and assemble_context give it: the face alone was at
+        # times a one-line tail ("More information is on the WNPP web pages.")
+        "text": m.slot_text[:text_chars],
         "tags": list(m.tags[:MAX_HIT_TAGS]),
         "found_by": m.found_by.value,
     }
@@ -198,7 +201,7 @@ def _result(res: FindResult, text_chars: int) -> dict[str, Any]:
     for m in res.contexts():
         hit = _hit(m, max(0, min(text_chars, left)))
         left -= len(hit["text"])
-        if len(hit["text"]) < len(m.text):
+        if len(hit["text"]) < len(m.slot_text):
             hit["truncated"] = True
             cut += 1
         hits.append(hit)

@@ -42,7 +42,13 @@ from ..errors import (
     SessionNotFoundError,
     TreehopError,
 )
-from ..ingest.loaders import MAX_FILE_BYTES, SKIP_DIRS
+from ..ingest.loaders import (
+    MAX_FILE_BYTES,
+    SKIP_DIRS,
+    SKIP_SUFFIXES,
+    check_skip_suffixes,
+    skipped_for_suffix,
+)
 from ..models import ContextType, RetrievalMode
 from ..stores.embedded import EmbeddedStore
 from . import _render as render
@@ -323,6 +329,7 @@ def cmd_index(ctx: _Ctx) -> int:
             f"use a hidden name such as {src / DEFAULT_INDEX} or a path outside {src}",
         )
     user_tags = tagmod.user_tags(a.tag or None, "--tag")
+    skip = _skip_suffixes(a.skip_suffixes)
     progress = render.Progress(ctx.err, mode=a.progress)
     progress.note(f"reading and summarising {src} …")
     fresh = not ctx.index.exists()
@@ -330,6 +337,8 @@ def cmd_index(ctx: _Ctx) -> int:
         with ctx.open(create=True) as client:
             if a.max_file_bytes is not None:
                 client.aio.writer.builder.max_file_bytes = a.max_file_bytes
+            if skip is not None:
+                client.aio.writer.builder.skip_suffixes = skip
             res: AddResult = client.add_resource(
                 src, target_uri=a.target_uri, tags=user_tags or None, progress=progress
             )
@@ -366,6 +375,9 @@ def cmd_index(ctx: _Ctx) -> int:
     )
     large = set(res.skipped_large)
     cap = res.max_file_bytes
+    skip = SKIP_SUFFIXES if skip is None else skip
+    assets = [n for n in res.skipped_other if n not in large and skipped_for_suffix(n, skip)]
+    shown_assets = set(assets)
     skipped = [
         ("binary file", "binary files", res.skipped_binary),
         ("unreadable file", "unreadable files", res.skipped_unreadable),
@@ -375,9 +387,14 @@ def cmd_index(ctx: _Ctx) -> int:
             res.skipped_large,
         ),
         (
+            "page asset (a style sheet, script or Sphinx source copy; --skip-suffixes)",
+            "page assets (style sheets, scripts, Sphinx source copies; --skip-suffixes)",
+            assets,
+        ),
+        (
             "other file (empty or a link)",
             "other files (empty or links)",
-            [n for n in res.skipped_other if n not in large],
+            [n for n in res.skipped_other if n not in large and n not in shown_assets],
         ),
     ]
     for one, many, names in skipped:
@@ -427,7 +444,9 @@ def cmd_find(ctx: _Ctx) -> int:
     if a.json:
         ctx.json(res.model_dump(mode="json"))
         return ExitCode.OK
-    render.render_results(ctx.out, a.query, res, display, ctx.width)
+    render.render_results(
+        ctx.out, a.query, res, display, ctx.width, text_chars=a.text_chars if a.text else 0
+    )
     if a.explain:
         for qr in res.query_results or []:
             render.render_explain(ctx.out, qr, display)
@@ -449,12 +468,21 @@ def cmd_search(ctx: _Ctx) -> int:
         return ExitCode.OK
     if res.query_plan is not None:
         render.render_plan(ctx.out, res.query_plan)
-    render.render_results(ctx.out, a.query, res, display, ctx.width)
+    render.render_results(
+        ctx.out, a.query, res, display, ctx.width, text_chars=a.text_chars if a.text else 0
+    )
     if a.explain:
         for i, qr in enumerate(res.query_results or [], 1):
             render.render_explain(ctx.out, qr, display, f" (q{i})")
     return ExitCode.OK
 
+
+TEXT_CHARS = 1000
+"""``find --text``'s default length of a hit's passage. Why a flag at all: the table shows a
+hit's abstract, which for a chunk is its heading path and first sentence, cut to the
+terminal: over a Debian manual the best hit for "how do I orphan a package" read "5. Managing
+Packages > 5.9. Moving, removing, ..." and ``treehop read`` of it gave the section's last line
+alone (the face chunk), where the retrievers return the whole passage."""
 
 ROLES = ("user", "assistant", "system")
 """The roles ``session add`` takes (as a first word or ``--role``)."""
@@ -797,6 +825,22 @@ def cmd_mcp(ctx: _Ctx) -> int:
     return ExitCode.OK
 
 
+def _skip_suffixes(value: str | None) -> frozenset[str] | None:
+    """``--skip-suffixes``' comma-separated list checked before the index is opened (None:
+    the default list); a bad suffix is a usage error naming it."""
+    if value is None:
+        return None
+    parts = [p.strip() for p in value.split(",") if p.strip()]
+    try:
+        return check_skip_suffixes(parts)
+    except InvalidQueryError as e:
+        raise CliError(
+            f"--skip-suffixes: {e}".replace("skip_suffixes: ", ""),
+            ExitCode.USAGE,
+            "give suffixes such as --skip-suffixes .css,.js (or '' to read every file)",
+        ) from None
+
+
 def _positive_int(text: str) -> int:
     try:
         value = int(text)
@@ -875,6 +919,19 @@ def _search_options(p: argparse.ArgumentParser, *, default_mode: str) -> None:
         help="hybrid weight in [0.2, 1]: 1 = dense only, lower mixes in BM25 (default 0.5)",
     )
     p.add_argument("--files-only", action="store_true", help="leave directories out of the hits")
+    p.add_argument(
+        "--text",
+        action="store_true",
+        help="print each hit's passage under the table (the text a LangChain / LlamaIndex "
+        "retriever or the MCP server returns for it)",
+    )
+    p.add_argument(
+        "--text-chars",
+        type=_positive_int,
+        default=TEXT_CHARS,
+        metavar="N",
+        help=f"with --text: at most N characters a hit (default {TEXT_CHARS})",
+    )
     p.add_argument(
         "--explain", action="store_true", help="print the search path (rounds, why it stopped)"
     )
@@ -956,6 +1013,13 @@ def build_parser() -> argparse.ArgumentParser:
         type=_positive_int,
         metavar="N",
         help=f"skip files larger than this (default {MAX_FILE_BYTES}: 5 MB)",
+    )
+    p.add_argument(
+        "--skip-suffixes",
+        metavar="LIST",
+        help="comma-separated suffixes a folder's walk passes over (default "
+        f"{','.join(sorted(SKIP_SUFFIXES))}; .js/.mjs only beside HTML pages); '' reads "
+        "every text file",
     )
     p.add_argument(
         "--progress",

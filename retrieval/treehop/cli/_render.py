@@ -212,8 +212,11 @@ def render_results(
     width: int,
     *,
     limit: int | None = None,
+    text_chars: int = 0,
 ) -> None:
-    """The results table of ``find``/``search`` plus one summary line per typed query."""
+    """The results table of ``find``/``search`` plus one summary line per typed query;
+    ``text_chars``: each hit's passage (:attr:`MatchedContext.slot_text`) after the table,
+    up to that many characters (0: none)."""
     hits = res.contexts()
     if limit is not None:
         hits = hits[:limit]
@@ -225,6 +228,8 @@ def render_results(
         cols, rows = result_rows(hits, display, res.query_plan)
         for line in table(cols, rows, width):
             print(line, file=out)
+        if text_chars:
+            render_passages(out, hits, display, text_chars)
     for i, qr in enumerate(res.query_results or [], 1):
         label = f"q{i} " if res.query_plan is not None else ""
         hops = qr.tag_hops
@@ -239,6 +244,18 @@ def render_results(
         if qr.rerank_fallback:
             reason = printable(str(qr.rerank_fallback_reason))
             print(f"  rerank fell back to vector scores: {reason}", file=out)
+
+
+def render_passages(
+    out: TextIO, hits: Sequence[MatchedContext], display: Display, chars: int
+) -> None:
+    """Each hit's passage under a ``--- #. URI`` line, cut at ``chars`` (marked ``[...]``),
+    control characters shown, not sent (:func:`printable`)."""
+    for i, m in enumerate(hits, 1):
+        text = m.slot_text
+        cut = len(text) > chars
+        print(f"\n--- {i}. {printable(display(m.uri))}", file=out)
+        print(printable(text[:chars].rstrip()) + (" [...]" if cut else ""), file=out)
 
 
 def render_plan(out: TextIO, plan: QueryPlan) -> None:

@@ -16,7 +16,7 @@ import numpy.typing as npt
 
 from .. import uri as urimod
 from .._fdread import read_to_end
-from ..errors import IngestError, InputTooLargeError
+from ..errors import IngestError, InputTooLargeError, InvalidQueryError
 from ..validation import is_blank, unneeded_format_at
 from .markup import html_to_markdown, looks_like_rst
 
@@ -76,6 +76,100 @@ SKIP_DIRS = {
     ".vscode",
     ".treehop",
 }
+SKIP_SUFFIXES: frozenset[str] = frozenset(
+    {".css", ".scss", ".sass", ".less", ".map", ".svg", ".js", ".mjs"}
+)
+"""Suffixes a *folder* ingest passes over by default: a page's style sheets, source maps,
+vector images and scripts. Why: in a documentation tree they are the site's machinery, not
+its text: a DocBook manual's ``aptitude.css`` was indexed as a two-chunk source file whose
+CSS comment headed the folder's overview, and a Sphinx build's ``searchindex.js`` (72 kB of
+one JSON line) and ``jquery.js`` became hundreds of chunks. ``.js`` / ``.mjs`` are skipped
+only where the walk also holds HTML pages (a built site); in a tree without HTML (a
+JavaScript project) they are read as code. A file given by itself is always read, and
+``Treehop(skip_suffixes=...)`` (``treehop index --skip-suffixes``) sets the list (``()``:
+read every text file). In a walk holding HTML pages, a Sphinx build's ``_sources/*.txt``
+(each page's source again) is skipped too. Skipped files are named in
+``AddResult.skipped_other``."""
+SITE_ONLY_SUFFIXES = frozenset({".js", ".mjs"})
+"""The members of a skip list that are skipped only in a walk holding HTML pages."""
+
+
+def check_skip_suffixes(value: object) -> frozenset[str]:
+    """``value`` as a set of lower-case suffixes (``.css``), or :class:`InvalidQueryError` naming
+    what is wrong. A lone string is refused: ``skip_suffixes=".css"`` would otherwise be read
+    as the characters ``.``, ``c``, ``s``."""
+    if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple, set, frozenset)):
+        raise InvalidQueryError(
+            "skip_suffixes must be a list of file suffixes such as ['.css', '.js'] "
+            f"(() reads every text file), got {type(value).__name__}"
+        )
+    if len(value) > 1000:
+        raise InvalidQueryError(f"skip_suffixes holds {len(value)} suffixes; at most 1000")
+    out = set()
+    for s in value:
+        if (
+            not isinstance(s, str)
+            or not 2 <= len(s) <= 32
+            or s[0] != "."
+            or not s[1:].replace("-", "").replace("_", "").isalnum()
+            or not s.isascii()
+        ):
+            shown = repr(s)[:40] if isinstance(s, str) else type(s).__name__
+            raise InvalidQueryError(
+                f"skip_suffixes: {shown} is not a file suffix (a dot and 1-31 letters or "
+                "digits, such as '.css')"
+            )
+        out.add(s.lower())
+    return frozenset(out)
+
+
+_SPHINX_SOURCES = "_sources/"
+
+
+def _is_sphinx_copy(rel: str) -> bool:
+    """Whether ``rel`` is a Sphinx build's copy of a page's source (``_sources/x.rst.txt``,
+    ``.md.txt``, ``.txt``): the built page beside it holds the same text, and both were
+    indexed, so every answer came twice."""
+    return rel.startswith(_SPHINX_SOURCES) or f"/{_SPHINX_SOURCES}" in rel
+
+
+def skipped_for_suffix(rel: str, skip: frozenset[str]) -> bool:
+    """Whether a walk skipping ``skip`` would leave ``rel`` out for its suffix (or as a
+    Sphinx ``_sources/`` copy), so that a report can say why (the CLI's "page assets")."""
+    ext = os.path.splitext(rel)[1].lower()
+    return ext in skip or (bool(skip) and ext == ".txt" and _is_sphinx_copy(rel))
+
+
+def drop_skipped_suffixes(
+    rels: list[str], skip: frozenset[str], report: LoadReport
+) -> npt.NDArray[np.bool_] | None:
+    """Which of a folder walk's files ``skip`` keeps (None: all of them), the others named
+    in ``report.skipped_other``. A member of :data:`SITE_ONLY_SUFFIXES` counts only when the
+    walk holds an HTML page, as does a Sphinx build's ``_sources/`` copy of its pages
+    (:func:`_is_sphinx_copy`; kept with an empty skip list)."""
+    if not skip or not rels:
+        return None
+    # One lower-cased string of the walk and substring tests (C loops): a re-add of 100k
+    # files with nothing to skip answers here; splitting every name took 0.6 s of it.
+    names = "\n".join(rels).lower() + "\n"
+    site = any(f"{x}\n" in names for x in HTML_EXT)
+    drop = skip if site else skip - SITE_ONLY_SUFFIXES
+    copies = site and _SPHINX_SOURCES in names
+    if not copies and not any(f"{x}\n" in names for x in drop):
+        return None
+    suffixes = [os.path.splitext(r)[1].lower() for r in rels]
+    keep = np.fromiter(
+        (
+            x not in drop and not (copies and x == ".txt" and _is_sphinx_copy(r))
+            for r, x in zip(rels, suffixes, strict=True)
+        ),
+        dtype=np.bool_,
+        count=len(rels),
+    )
+    report.skipped_other.extend(r for r, k in zip(rels, keep.tolist(), strict=True) if not k)
+    return keep
+
+
 MAX_DIR_DEPTH = 250
 """The deepest directory ``add_resource`` reads below the directory it is given: with the
 target's own segments, a file and a chunk, every URI it writes must stay within
@@ -489,12 +583,17 @@ def depth_left(target_uri: str) -> int:
     return max(0, min(MAX_DIR_DEPTH, urimod.MAX_URI_DEPTH - used - 2))
 
 
-def walk(root: Path, max_bytes: int = MAX_FILE_BYTES, max_depth: int = MAX_DIR_DEPTH) -> LoadReport:
+def walk(
+    root: Path,
+    max_bytes: int = MAX_FILE_BYTES,
+    max_depth: int = MAX_DIR_DEPTH,
+    skip_suffixes: frozenset[str] = SKIP_SUFFIXES,
+) -> LoadReport:
     """Read every text file under ``root`` (sorted, hidden and tool directories skipped).
 
     A single file over ``max_bytes`` raises :class:`InputTooLargeError`; inside a directory it
     is skipped and reported."""
-    entries, report = scan(root, max_bytes, max_depth)
+    entries, report = scan(root, max_bytes, max_depth, skip_suffixes)
     with FolderCursor() as folders:
         for e in entries:
             single = e.path == str(root)
@@ -513,12 +612,15 @@ def walk(root: Path, max_bytes: int = MAX_FILE_BYTES, max_depth: int = MAX_DIR_D
 
 
 def scan(
-    root: Path, max_bytes: int = MAX_FILE_BYTES, max_depth: int = MAX_DIR_DEPTH
+    root: Path,
+    max_bytes: int = MAX_FILE_BYTES,
+    max_depth: int = MAX_DIR_DEPTH,
+    skip_suffixes: frozenset[str] = SKIP_SUFFIXES,
 ) -> tuple[list[FileEntry], LoadReport]:
     """The files :func:`walk` would read, in its order, with their size and mtime, without
     reading any: what an incremental re-add compares with its manifest before reading.
     The report holds what was skipped by name or type (nothing read yet)."""
-    found, report = scan_columns(root, max_bytes, max_depth)
+    found, report = scan_columns(root, max_bytes, max_depth, skip_suffixes)
     sizes, mtimes = found.sizes.tolist(), found.mtimes.tolist()
     entries = [
         FileEntry(rel, found.path(i), sizes[i], mtimes[i]) for i, rel in enumerate(found.rels)
@@ -554,12 +656,16 @@ class Scanned:
 
 
 def scan_columns(
-    root: Path, max_bytes: int = MAX_FILE_BYTES, max_depth: int = MAX_DIR_DEPTH
+    root: Path,
+    max_bytes: int = MAX_FILE_BYTES,
+    max_depth: int = MAX_DIR_DEPTH,
+    skip_suffixes: frozenset[str] = SKIP_SUFFIXES,
 ) -> tuple[Scanned, LoadReport]:
     """:func:`scan` as columns: a preorder walk (a directory's files sorted by name, then its
     subdirectories sorted, as ``os.walk`` top-down), one ``lstat`` per file (``os.scandir``
     classifies entries without one), nothing read. Symlinked directories are not entered;
-    directories that cannot be listed are passed over, as ``os.walk`` does."""
+    directories that cannot be listed are passed over, as ``os.walk`` does. Files with a
+    suffix in ``skip_suffixes`` are left out of a folder's walk (:data:`SKIP_SUFFIXES`)."""
     if not root.exists():
         raise IngestError(f"path does not exist: {root}")
     report = LoadReport()
@@ -618,9 +724,12 @@ def scan_columns(
             if dir_fd is not None:
                 os.close(dir_fd)
     dir_of = np.repeat(np.arange(len(dirs), dtype=i64), np.asarray(counts, i64))
-    return Scanned(
-        str(root), False, rels, np.asarray(sizes, i64), np.asarray(mtimes, i64), dir_of, dirs
-    ), report
+    size_col, mtime_col = np.asarray(sizes, i64), np.asarray(mtimes, i64)
+    keep = drop_skipped_suffixes(rels, skip_suffixes, report)
+    if keep is not None:
+        rels = [r for r, k in zip(rels, keep.tolist(), strict=True) if k]
+        size_col, mtime_col, dir_of = size_col[keep], mtime_col[keep], dir_of[keep]
+    return Scanned(str(root), False, rels, size_col, mtime_col, dir_of, dirs), report
 
 
 _SCAN_BY_FD = os.scandir in os.supports_fd and hasattr(os, "O_DIRECTORY")

@@ -297,12 +297,23 @@ class ExtractiveSummarizer:
 
 
 def _directory_abstract(name: str, children: Sequence[ChildSummary], readme: str | None) -> str:
-    """A directory's abstract before its clip: its README's first sentence (or title), else
-    the first parts of its first 4 children's abstracts."""
+    """A directory's abstract before its clip: its own page's title (else the folder's name)
+    and first sentence, else the folder's name and the first parts of its first 4 children's
+    abstracts.
+
+    Why the page's title: a folder's on-disk name is often one a reader does not know it by
+    (a Debian manual's ``en``, a Sphinx build's ``html``), where its index page says what it
+    is (``aptitude user's manual``); the abstract is what a reader sees of the folder and
+    what its parent's overview lists. The name stays in the URI and the parent's overview."""
     label = humanize(name)
     if readme:
         kind = "rst" if looks_like_rst(readme) else "markdown"
-        return f"{label}: {first_sentence(readme, kind) or title_of(readme, kind)}"
+        title = parse(readme, kind).title if kind == "rst" or could_have_heading(readme) else ""
+        sentence = first_sentence(readme, kind)
+        if title:
+            title = " ".join(title.split())[:ABSTRACT_CHARS]
+            return title if not sentence or sentence.startswith(title) else f"{title}: {sentence}"
+        return f"{label}: {sentence or title_of(readme, kind)}"
     firsts = [c.abstract.split(":")[0] for c in children[:4] if c.abstract]
     return f"{label}: " + "; ".join(firsts) if firsts else label
 

@@ -23,6 +23,7 @@ from ..validation import is_blank
 from .chunking import split_text
 from .loaders import (
     MAX_FILE_BYTES,
+    SKIP_SUFFIXES,
     LoadedFile,
     LoadReport,
     check_text_size,
@@ -132,9 +133,10 @@ class TreeBuilder:
         self.chunk_chars = chunk_chars
         self.leaf_chars = leaf_chars
         self.max_file_bytes = MAX_FILE_BYTES
+        self.skip_suffixes = SKIP_SUFFIXES
 
     def build_directory(self, root: Path, target_uri: str, ctype: ContextType) -> BuiltTree:
-        report = walk(root, self.max_file_bytes, depth_left(target_uri))
+        report = walk(root, self.max_file_bytes, depth_left(target_uri), self.skip_suffixes)
         if not report.files:
             raise no_files_error(root, report)
         if root.is_file():

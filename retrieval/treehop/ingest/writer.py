@@ -805,7 +805,12 @@ class TreeWriter:
         Every per-file step over the whole tree is a vectorised or C-level pass (the stat
         comparison, the stored-node check, the sets of kept files and live directories);
         Python loops run only over the files read and the directories re-described."""
-        found, report = scan_columns(root, self.builder.max_file_bytes, loaders_depth_left(target))
+        found, report = scan_columns(
+            root,
+            self.builder.max_file_bytes,
+            loaders_depth_left(target),
+            self.builder.skip_suffixes,
+        )
         rels = found.rels
         uris = _UriMap(target)
         file_uris = uris.files(rels)
