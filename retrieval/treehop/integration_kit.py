@@ -91,7 +91,7 @@ from .ingest.records import IngestRecord, PlacementKwargs
 from .ingest.writer import ProgressCallback
 from .memory import MAX_TURN_CHARS
 from .models import PROVENANCE_KEYS, ContextType, FindResult, MatchedContext
-from .redaction import first_few, listed, redact
+from .redaction import first_few, listed, redact, shown_name
 from .search_options import SearchKwargs
 from .secrets import SECRET_NAME_PARTS
 from .stores.base import CountingStore, VectorStore
@@ -1215,17 +1215,6 @@ def looks_secret(name: object) -> bool:
     """Whether an argument's name says its value may be a secret (``api_key``, ``token``):
     such a value is left out of an error that names the argument."""
     return isinstance(name, str) and any(p in name.lower() for p in SECRET_NAME_PARTS)
-
-
-def shown_name(name: object) -> str:
-    """An argument's name as an error shows it: its repr (control and bidi characters
-    escaped), redacted (:func:`~treehop.redaction.redact`), at most 100 characters. Why
-    (helper attacks71): a name is the caller's text like a value is; a registered key
-    given as a keyword's name (``**{key: ...}``) was echoed whole, and a megabyte name
-    whole too (LangChain's error printed a newline in one as a line of its own)."""
-    raw = name if isinstance(name, str) else str(name)
-    text = redact(repr(raw[:300]))  # (cut first: a megabyte name is not escaped whole)
-    return text if len(text) <= 100 and len(raw) <= 300 else f"{text[:97]}..."
 
 
 def shows_secret(value: object) -> bool:

@@ -10,10 +10,12 @@ default of dropping them: a misspelt option (``limt``, ``targetUri``) would othe
 as if it had not been given, and the agent would never learn. The input schemas say so too
 (``additionalProperties: false``). A value of another JSON type than the schema says is
 refused too (``"limit": "2"``, ``2.0``, ``true``: the SDK's lax validation converted them).
-``find`` / ``search`` take ``filter`` / ``tags`` / ``tags_all`` as the CLI and Python do. Each
+``find`` / ``search`` / ``context`` take ``filter`` / ``tags`` / ``tags_all`` as the CLI and
+Python do (a JSON *string* where the schema says object or array is refused too). Each
 tool publishes its MCP annotations (read-only, destructive, idempotent, closed world). The
-server reports treehop's version in its handshake, and answers a stdin line that is not JSON
-with JSON-RPC's Parse error (:class:`_AnsweringReadStream`).
+server reports treehop's version in its handshake, and answers every stdin line it cannot
+serve with JSON-RPC's Parse error or Invalid Request (:func:`_refusal`), a request with an
+object, array or bool ``id`` among them.
 
 Every tool answers structured JSON (hits carry their ``viking://`` URI, score and provenance);
 a treehop error becomes an MCP tool error (``isError``) whose message names the error type and
@@ -25,8 +27,14 @@ only here, so the core never requires it.
 
 from __future__ import annotations
 
+import contextlib
+import functools
+import io
 import json
-from collections.abc import Awaitable, Callable
+import os
+import re
+import sys
+from collections.abc import AsyncIterable, Awaitable, Callable, Iterator
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 from pydantic import Field
@@ -219,9 +227,13 @@ def _strict(tool: Tool) -> Tool:
     the tool runs, so nothing is searched or written), and the published input schema says
     ``additionalProperties: false`` so that a client can tell before calling. The subclass is
     strict too: the SDK's lax model ran ``"limit": "2"`` and ``2.0`` as 2, which the schema
-    (``"type": "integer"``) and the Python API refuse.
+    (``"type": "integer"``) and the Python API refuse. And the arguments are validated as
+    sent (:func:`_as_sent_metadata`): the SDK read a JSON *string* given for an object or an
+    array as that value (``"filter": "{\\"kind\\": ...}"``), where the schema says object.
     """
     from pydantic import BaseModel, ConfigDict, model_validator  # with the mcp extra
+
+    _AsSentMetadata = _as_sent_metadata()
 
     base: type[BaseModel] = tool.fn_metadata.arg_model
     known = {field.alias or name for name, field in base.model_fields.items()}
@@ -260,9 +272,35 @@ def _strict(tool: Tool) -> Tool:
             return data
 
     StrictArguments.__name__ = base.__name__
-    tool.fn_metadata.arg_model = StrictArguments
+    meta = tool.fn_metadata
+    tool.fn_metadata = _AsSentMetadata(
+        arg_model=StrictArguments,
+        output_schema=meta.output_schema,
+        output_model=meta.output_model,
+        wrap_output=meta.wrap_output,
+    )
     tool.parameters = {**tool.parameters, "additionalProperties": False}
     return tool
+
+
+@functools.cache
+def _as_sent_metadata() -> Any:
+    """The SDK's ``FuncMetadata`` (a tool's argument model and output settings) without its
+    ``pre_parse_json``: each argument is validated as the client sent it.
+
+    Why (helper leftovers64): the SDK's default reads a string argument as JSON where the
+    field is not a ``str`` (its workaround for clients that send ``"[\\"a\\"]"`` for an
+    array), so ``"filter": "{\\"kind\\": \\"resource\\"}"`` ran as the filter, where
+    the published schema says ``object`` and strict integers were already refused: a
+    client learnt that the schema is not what the server checks. A subclass (the SDK reads
+    ``tool.fn_metadata``'s fields and methods live), no patching."""
+    from mcp.server.mcpserver.utilities.func_metadata import FuncMetadata
+
+    class AsSentMetadata(FuncMetadata):
+        def pre_parse_json(self, data: dict[str, Any]) -> dict[str, Any]:
+            return dict(data)
+
+    return AsSentMetadata
 
 
 def _cut(text: str) -> str:
@@ -324,82 +362,182 @@ def _signature(schema: dict[str, Any]) -> str:
     return ", ".join(parts)
 
 
-class _AnsweringReadStream:
-    """The stdio transport's read stream, answering each line it could not read.
-
-    Why: JSON-RPC 2.0 answers a line that is not JSON with a Parse error (``-32700``,
-    ``id: null``) and JSON that is no JSON-RPC message with an Invalid Request (``-32600``);
-    the SDK's stdio transport (mcp 2.3) hands such a line to the server as an exception, and
-    the server logs it at debug level and answers nothing: a client that sent a broken line
-    waited for an answer that never came. The SDK has no setting for it (the dispatcher's
-    ``on_stream_exception`` observer is not reachable through ``MCPServer``), so this wrapper
-    sits between the transport's two streams: it answers each exception on the write stream
-    and passes every message on, so the next request is answered as before.
-    """
-
-    def __init__(self, inner: Any, write: Any) -> None:
-        self._inner = inner
-        self._write = write
-
-    @property
-    def last_context(self) -> Any:
-        """The sender's context of the last message (the dispatcher reads it)."""
-        return getattr(self._inner, "last_context", None)
-
-    async def receive(self) -> Any:
-        while True:
-            item = await self._inner.receive()
-            if not isinstance(item, Exception):
-                return item
-            await self._write.send(_unreadable_answer(item))
-
-    def __aiter__(self) -> _AnsweringReadStream:
-        return self
-
-    async def __anext__(self) -> Any:
-        import anyio
-
-        try:
-            return await self.receive()
-        except anyio.EndOfStream:
-            raise StopAsyncIteration from None
-
-    async def aclose(self) -> None:
-        await self._inner.aclose()
-
-    async def __aenter__(self) -> _AnsweringReadStream:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.aclose()
+_SURROGATE = re.compile("[\ud800-\udfff]")
+"""A lone surrogate code point (a JSON string's unpaired ``\\ud800``..``\\udfff`` escape):
+no Unicode text, and the SDK can neither read nor write it."""
 
 
-def _unreadable_answer(exc: Exception) -> Any:
-    """The JSON-RPC error answering a line the transport could not read (``exc``: its
-    pydantic error): ``-32700`` for a line that is not JSON, else ``-32600`` with the
-    request's ``id`` where the line has a usable one (a client waits on it), else ``null``.
-    Nothing of the line is repeated (it may be megabytes)."""
-    from mcp.shared.message import SessionMessage
-    from mcp.types import INVALID_REQUEST, PARSE_ERROR, ErrorData, JSONRPCError
+def _no_constant(name: str) -> Any:
+    """``json.loads``'s hook for ``NaN`` / ``Infinity``: refused (not JSON, RFC 8259)."""
+    raise ValueError(f"{name} is not JSON")
+
+
+_SDK_DEPTH = 200
+"""About how deep the SDK's JSON parser (pydantic's) reads a message (mcp 2.3, measured):
+deeper JSON is refused by it, though Python's parser reads it (an Invalid Request then)."""
+
+
+def _text_of(value: Any) -> str:
+    """``value`` (decoded JSON) as one text, to look for lone surrogates in (``""`` where
+    it cannot be written: nested deeper than Python's encoder goes)."""
+    try:
+        return json.dumps(value, ensure_ascii=False)
+    except (ValueError, RecursionError):
+        return ""
+
+
+def _usable_id(value: Any) -> str | int | None:
+    """``value`` as a request id an answer can carry: a string (of Unicode text) or an integer
+    (MCP: "a string or integer ID ... MUST NOT be null"), else ``None``."""
+    if isinstance(value, bool) or not isinstance(value, str | int):
+        return None
+    if isinstance(value, str) and _SURROGATE.search(value):
+        return None  # (the SDK's writer cannot encode it; JSON-RPC: "MUST be Null")
+    return value
+
+
+def _refusal(line: str) -> Any:
+    """``None`` when the SDK's own parser reads ``line`` as the JSON-RPC message it is; else
+    the ``JSONRPCError`` that answers it.
+
+    JSON-RPC 2.0 answers a line that is not JSON with a Parse error (``-32700``, ``id:
+    null``), and JSON that is no valid request with an Invalid Request (``-32600``), carrying
+    the request's id where it could be read (its client waits on that id), else ``null``.
+    The SDK's stdio transport (mcp 2.3) answers neither: a line its parser refuses is handed
+    to the server as an exception, logged and dropped, and a request whose ``id`` is an
+    object, an array, a bool, ``null`` or a fraction is read as a *notification* (the id
+    ignored) and never answered. Which is which, decided as the SDK's own streamable-HTTP
+    transport decides it: Python's ``json.loads`` says whether the line is JSON (so a string
+    holding an escaped lone surrogate, ``"\\ud800"``, is JSON by RFC 8259's grammar, which
+    the SDK's stdio parser refuses: an Invalid Request, answered to its id when the id itself
+    is Unicode text). ``NaN`` / ``Infinity`` are no JSON. Nothing of the line is repeated in
+    the answer (it may be megabytes). Linear in the line: a request is parsed once more than
+    the SDK parses it (1.5 ms a megabyte, as one of the SDK's message models), a notification
+    twice more (the SDK's union, then Python's parser to see whether it had an ``id``)."""
+    from mcp_types import (
+        INVALID_REQUEST,
+        PARSE_ERROR,
+        ErrorData,
+        JSONRPCError,
+        JSONRPCNotification,
+        JSONRPCRequest,
+        jsonrpc_message_adapter,
+    )
     from pydantic import ValidationError
 
-    errors = exc.errors(include_url=False)[:20] if isinstance(exc, ValidationError) else []
-    if not errors or any(e.get("type") == "json_invalid" for e in errors):
+    try:  # (a request, the common case: a third of the cost of the SDK's union of four)
+        JSONRPCRequest.model_validate_json(line, by_name=False)
+        return None
+    except ValidationError:
+        pass
+    try:
+        message = jsonrpc_message_adapter.validate_json(line, by_name=False)
+    except ValidationError as exc:
+        sdk_refused = True
+        unicode_note = any(e.get("type") == "json_invalid" for e in exc.errors()[:20])
+    else:
+        if not isinstance(message, JSONRPCNotification) or '"id"' not in line:
+            return None
+        sdk_refused, unicode_note = False, False
+    try:
+        sent = json.loads(line, parse_constant=_no_constant)
+    except (ValueError, RecursionError):
         error = ErrorData(code=PARSE_ERROR, message="Parse error: the line is not JSON")
-        return SessionMessage(JSONRPCError(jsonrpc="2.0", id=None, error=error))
-    request_id: str | int | None = None
-    for e in errors:
-        sent = e.get("input")
-        if isinstance(sent, dict) and "method" in sent:
-            value = sent.get("id")
-            if isinstance(value, str | int) and not isinstance(value, bool):
-                request_id = value
-            break
-    error = ErrorData(
-        code=INVALID_REQUEST,
-        message="Invalid Request: not a JSON-RPC 2.0 request, notification or response",
-    )
-    return SessionMessage(JSONRPCError(jsonrpc="2.0", id=request_id, error=error))
+        return JSONRPCError(jsonrpc="2.0", id=None, error=error)
+    if not sdk_refused and not (isinstance(sent, dict) and "id" in sent):
+        return None  # (a notification that only mentions "id" in its params)
+    request_id = None
+    if isinstance(sent, dict) and "method" in sent:
+        request_id = _usable_id(sent.get("id"))
+    if unicode_note and _SURROGATE.search(_text_of(sent)):
+        why = "a string in it is no Unicode text (an unpaired surrogate escape)"
+    elif unicode_note:  # (JSON that the SDK's parser refuses: nested deeper than it reads)
+        why = f"nested deeper than the server reads ({_SDK_DEPTH} levels)"
+    elif isinstance(sent, dict) and "method" in sent and "id" in sent and request_id is None:
+        why = "a request id must be a string or an integer"
+    else:
+        why = "not a JSON-RPC 2.0 request, notification or response"
+    error = ErrorData(code=INVALID_REQUEST, message=f"Invalid Request: {why}")
+    return JSONRPCError(jsonrpc="2.0", id=request_id, error=error)
+
+
+class _LineGate:
+    """The stdio server's stdin lines, each one the server cannot serve answered here
+    (:func:`_refusal`) instead of being passed on: what the SDK's ``stdio_server`` reads as
+    its ``stdin`` (it takes any async iterable of lines). Answers go on the transport's write
+    stream, given by :meth:`answer_on` once the transport is open."""
+
+    def __init__(self, lines: AsyncIterable[str]) -> None:
+        import anyio
+
+        self._lines = aiter(lines)
+        self._write: Any = None
+        self._ready = anyio.Event()
+
+    def answer_on(self, write: Any) -> None:
+        self._write = write
+        self._ready.set()
+
+    def __aiter__(self) -> _LineGate:
+        return self
+
+    async def __anext__(self) -> str:
+        from mcp.shared.message import SessionMessage
+
+        while True:
+            line = await self._lines.__anext__()
+            answer = _refusal(line)
+            if answer is None:
+                return line
+            await self._ready.wait()
+            await self._write.send(SessionMessage(answer))
+
+
+@contextlib.contextmanager
+def _wire_stdin() -> Iterator[Any]:
+    """The process's stdin as the SDK's ``stdio_server`` opens it when it opens it itself:
+    UTF-8 lines (invalid bytes replaced) read from a private duplicate of fd 0, with fd 0 on
+    the null device while the server runs (a plug-in or a child process that reads stdin
+    reads EOF, not the client's messages), and put back after. Where fd 0 cannot be
+    duplicated, ``sys.stdin``'s buffer is read in place (the SDK's own fallback)."""
+    import anyio
+
+    wire: int | None
+    try:
+        wire = os.dup(0)
+        null = os.open(os.devnull, os.O_RDONLY)
+        try:
+            os.dup2(null, 0)
+        finally:
+            os.close(null)
+    except OSError:
+        wire = None
+    # (closefd=False: a worker thread may still block on the descriptor after the server
+    # stops; it is never closed and recycled under it, as the SDK does)
+    raw = os.fdopen(wire, "rb", closefd=False) if wire is not None else sys.stdin.buffer
+    text = io.TextIOWrapper(raw, encoding="utf-8", errors="replace")
+    try:
+        yield anyio.wrap_file(text)
+    finally:
+        with contextlib.suppress(ValueError):
+            text.detach()  # (closing it would close sys.stdin's buffer in the fallback)
+        if wire is not None:
+            with contextlib.suppress(OSError):
+                os.dup2(wire, 0)
+
+
+def _lowlevel(server: Any) -> Any:
+    """The low-level ``mcp.server.lowlevel.Server`` under an ``MCPServer``, or ``None``.
+
+    ``MCPServer._lowlevel_server`` is private in mcp 2.3 and nothing public reaches it (the
+    SDK's own in-memory client reads it the same way); ``run_stdio_async`` is the only public
+    way to serve stdio, and it takes no stdin. This is the one place treehop reads it;
+    ``tests/test_leftovers64_mcp.py`` fails if the name goes or changes type. Without it the
+    server runs the SDK's own stdio loop (lines it cannot serve unanswered)."""
+    from mcp.server.lowlevel import Server
+
+    found = getattr(server, "_lowlevel_server", None)
+    return found if isinstance(found, Server) else None
 
 
 def build_server(client: AsyncTreehop, *, read_only: bool = False) -> MCPServer:
@@ -470,16 +608,16 @@ def build_server(client: AsyncTreehop, *, read_only: bool = False) -> MCPServer:
             raise ToolError(f"{type(exc).__name__}: {exc}") from exc
 
     async def filtered(
-        call: Callable[[], Awaitable[FindResult]],
+        call: Callable[[], Awaitable[T]],
         spec: dict[str, Any] | None,
         tags: list[str] | None,
         tags_all: list[str] | None,
-    ) -> FindResult:
+    ) -> T:
         """``call`` after the CLI's check of its filters: a field or tag label that no
         stored node has is an ``InvalidFilterError`` naming what the index holds (a typo
         answered as "no hits" would be believed); the core checks the rest."""
 
-        async def checked() -> FindResult:
+        async def checked() -> T:
             await acheck_filter_fields(client, spec, tags=(tags, tags_all))
             return await call()
 
@@ -563,10 +701,15 @@ def build_server(client: AsyncTreehop, *, read_only: bool = False) -> MCPServer:
         target_uri: str | None = None,
         exclude_uris: list[str] | None = None,
         limit: Limit = 20,
+        filter: Filter = None,
+        tags: Tags = None,
+        tags_all: TagsAll = None,
     ) -> dict[str, Any]:
+        # (filter / tags / tags_all as find takes them, checked the same way: the block is
+        # built from a find; helper leftovers64)
         cap = MAX_CONTEXT_TOKENS
         capped = isinstance(max_tokens, int) and max_tokens > cap
-        out = await guard(
+        out = await filtered(
             lambda: client.assemble_context(
                 query,
                 max_tokens=cap if capped else max_tokens,
@@ -575,7 +718,13 @@ def build_server(client: AsyncTreehop, *, read_only: bool = False) -> MCPServer:
                 exclude_uris=exclude_uris or (),
                 target_uri=target_uri,
                 limit=limit,
-            )
+                filter=filter,
+                tags=tags,
+                tags_all=tags_all,
+            ),
+            filter,
+            tags,
+            tags_all,
         )
         answer = {
             "text": out.text,
@@ -675,26 +824,24 @@ def build_server(client: AsyncTreehop, *, read_only: bool = False) -> MCPServer:
             return {"uri": res.turn_uris[0], "replaced": res.replaced}
 
     class StdioServer(MCPServer):
-        """``MCPServer`` whose stdio loop answers unreadable lines (:class:`_AnsweringReadStream`).
+        """``MCPServer`` whose stdio loop answers every line it cannot serve (:func:`_refusal`).
 
         ``run_stdio_async`` is the SDK's own (mcp 2.3: ``stdio_server()`` into the low-level
-        server's ``run``) with the read stream wrapped. It reads ``MCPServer._lowlevel_server``,
-        which has no public accessor; an SDK without it is served by its own loop unchanged
-        (broken lines unanswered, as before)."""
+        server's ``run``) with stdin read through :class:`_LineGate`; the low-level server is
+        reached through :func:`_lowlevel` (private in the SDK)."""
 
         async def run_stdio_async(self) -> None:
             from mcp.server.stdio import stdio_server
 
-            lowlevel = getattr(self, "_lowlevel_server", None)
+            lowlevel = _lowlevel(self)
             if lowlevel is None:  # pragma: no cover - another SDK's layout
                 await super().run_stdio_async()
                 return
-            async with stdio_server() as (read, write):
-                await lowlevel.run(
-                    _AnsweringReadStream(read, write),
-                    write,
-                    lowlevel.create_initialization_options(),
-                )
+            with _wire_stdin() as stdin:
+                gate = _LineGate(stdin)
+                async with stdio_server(stdin=gate) as (read, write):  # type: ignore[arg-type]
+                    gate.answer_on(write)
+                    await lowlevel.run(read, write, lowlevel.create_initialization_options())
 
     return StdioServer(
         name="treehop",

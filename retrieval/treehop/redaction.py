@@ -209,16 +209,24 @@ NAME_CHARS = 60
 
 
 def shown_name(name: object, limit: int = NAME_CHARS) -> str:
-    """One name of the caller's input (a keyword, a filter key) as an error shows it: its
-    text cut to ``limit`` characters (``...`` after a cut), as a repr (control and bidi
-    characters escaped, a lone surrogate too), redacted (a registered key given as a
-    name is masked, a partial echo too)."""
+    """One name of the caller's input (a keyword, a filter key, a URI) as an error shows it:
+    its text cut to ``limit`` characters (``...`` after a cut, inside the quotes), as a repr
+    (control, bidi and lone surrogate characters escaped), redacted (a registered key given
+    as a name is masked, a partial echo too). The one form for the core and the framework
+    adapters (:mod:`treehop.integration_kit` re-exports it).
+
+    Why: a name is the caller's text as a value is (helper attacks71): a registered key given
+    as a keyword's name (``**{key: ...}``) was echoed whole, a megabyte name too, and a
+    newline in one printed a line of its own. Cut before it is escaped, so the work is
+    bounded by ``limit`` whatever the name's length. Why one function (helper leftovers64):
+    the adapters had their own copy (the repr cut to 100 characters), so the same unknown
+    name read differently in ``find``'s error and in a LangChain retriever's."""
     try:
         text = name if isinstance(name, str) else str(name)
     except Exception:  # (a key whose __str__ raises)
         text = f"<{type(name).__name__}>"
     cut = text[:limit] + ("..." if len(text) > limit else "")
-    return redact(repr(cut.encode("utf-8", "backslashreplace").decode("utf-8")))
+    return redact(repr(cut))
 
 
 def listed(
