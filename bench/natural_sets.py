@@ -362,6 +362,15 @@ change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py
   (:func:`split_clisp_impnotes`), beside the man pages as HTML, the READMEs and the two
   guides (the rest of the notes over the page limit). Built in stop 64 and measured once:
   an untuned check (helper heldout63).
+* ``net-snmp-faq``: Net-SNMP's FAQ (Debian ``libsnmp-base``, ``FAQ.gz``: plain text, ~144
+  underlined questions under eight underlined sections): cut at its sections, every
+  question and the table of contents deleted (:func:`split_net_snmp_faq`), beside the
+  READMEs and the man pages. Built in stop 64 and measured once: an untuned check (helper
+  heldout62).
+* ``allegro-faq``: Allegro 4's FAQ (Debian ``allegro4-doc``, ``faq.txt.gz``: plain text, ~70
+  indented questions under seven ``=`` banners): every question deleted
+  (:func:`split_allegro_faq`), beside the manual's chapter pages and the other notes. Built
+  in stop 64 and measured once: an untuned check (helper heldout62).
 * ``asymptote-faq``: Asymptote's FAQ (Debian ``asymptote-doc``, ``faq/section1-9.html``:
   bfnn HTML, ~80 ``<h2>`` entries, FFTW's shape): every question and each page's contents
   list deleted (:func:`split_fftw_faq`), beside the Asymptote manual's texi2any pages (its
@@ -474,6 +483,8 @@ HELD_OUT_SETS = (
     "xboard-faq",
     "clisp-faq",
     "fontforge-faq",
+    "net-snmp-faq",
+    "allegro-faq",
 )
 """Natural-question sets that no screening script reads by default (``--sets`` names them):
 measured once per change as an untuned check of whether a method chosen on the sets above
@@ -11516,6 +11527,328 @@ def fontforge_faq_set() -> NaturalSet:
     )
 
 
+# --------------------------------------------------------------------------------------
+# A plain-text FAQ of underlined questions under underlined sections (Net-SNMP)
+# --------------------------------------------------------------------------------------
+
+NETSNMP_PACKAGE = "libsnmp-base"
+NETSNMP_DOC = "usr/share/doc/libsnmp-base"
+NETSNMP_FAQ = "FAQ.gz"
+"""Net-SNMP's FAQ as its authors keep it (Dave Shield, ``FAQ`` in the source; Debian's
+``libsnmp-base``, ``/usr/share/doc/libsnmp-base/FAQ.gz``, plain text): a centred title and
+its authors' lines, then a section ``TABLE OF CONTENTS`` underlined by ``=`` listing every
+section and question again (indented, some in other words than in the body), then eight
+sections, each a column-0 title in capitals underlined by ``=`` (``AGENT``) over its
+entries: a column-0 question underlined by ``-`` (``Why doesn't the agent respond?``: users'
+questions and problem reports, "The system uptime (sysUpTime) returned is wrong!"; once two
+questions underlined one after the other share the answer under them), then the answer,
+indented (paragraphs, commands, configuration lines)."""
+NETSNMP_TEXTS = ("README.gz", "README.mibs", "README.snmpv3", "README.thread.gz")
+"""The package's READMEs (what Net-SNMP is, installing MIBs, SNMPv3 users, threads): in, as
+text. Left out: ``NEWS.gz``, the changelogs, the copyright; ``/etc/snmp/snmp.conf`` (one
+commented line) and the MIB files and mib2c templates under ``/usr/share/snmp`` not read."""
+NETSNMP_MAN = (
+    "usr/share/man/man5/snmp.conf.5.gz",
+    "usr/share/man/man5/snmp_config.5.gz",
+    "usr/share/man/man5/snmpd.examples.5.gz",
+    "usr/share/man/man5/snmpd.internal.5.gz",
+    "usr/share/man/man5/variables.5.gz",
+    "usr/share/man/man5/mib2c.conf.5.gz",
+)
+"""The package's man pages (the tools' configuration files, the agent's examples, OIDs on the
+command line, mib2c's templates): in under ``man/``."""
+NETSNMP_MAX_PAGE_CHARS = 150_000
+"""A page, note or man page over this stays out and is named (the value the other sets use,
+not chosen for this set). The FAQ itself is over it as one page: it is cut at its sections."""
+_NETSNMP_FAQ_PAGE = "FAQ"
+_NETSNMP_SECTION_RULE = re.compile(r"^={3,}[ \t]*$")
+_NETSNMP_QUESTION_RULE = re.compile(r"^-{3,}[ \t]*$")
+_NETSNMP_CONTENTS = re.compile(r"\bCONTENTS\b", re.IGNORECASE)
+
+
+def _net_snmp_section_name(number: int, title: str) -> str:
+    """A FAQ section's page: its place and its title as a file name (``FAQ/05-agent.txt``),
+    so the pages sort as the FAQ orders them."""
+    slug = re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-") or "section"
+    return f"{_NETSNMP_FAQ_PAGE}/{number:02d}-{slug}.txt"
+
+
+def split_net_snmp_faq(
+    text: str,
+) -> tuple[dict[str, str], list[tuple[str, str, str, str]]]:
+    """Net-SNMP's ``FAQ`` (plain text) -> ({page: text}, [(id, question, answer, page)]): the
+    FAQ cut at its sections, one page each, without its questions or its contents, in one
+    pass over the lines.
+
+    A heading is a column-0 line with text whose next line is a column-0 rule: ``=`` under
+    a section title, ``-`` under a question (a rule under a blank or indented line, or under
+    nothing, is text). A section title starts the page ``FAQ/NN-<title>.txt`` and stays in
+    it with its rule; the text before the first title (the FAQ's title and authors, and any
+    question there) opens the first page. A section whose title holds ``CONTENTS`` (``TABLE
+    OF CONTENTS``: every section and question again) leaves with its lines, up to the next
+    title. A question and its rule leave the page; questions underlined one after the other
+    with no text between them share the answer under the last. The answer is the text after
+    the rule up to the next heading or the end, lines as written. A question whose answer
+    has no text asks nothing and stays. Ids are the question's slug (the FAQ numbers
+    nothing; 40 characters, a repeat ``-2``). Each line is read once: linear."""
+    lines = text.split("\n")
+    pages: dict[str, list[str]] = {}
+    qa: list[tuple[str, str, str, str]] = []
+    seen: dict[str, int] = {}
+    pending: list[str] = []  # the text before the first section title
+    page = pending
+    name = ""
+    dropping = False  # inside the contents
+    asking: list[tuple[str, str]] = []  # the open questions: (text as written, its rule)
+    answer: list[str] = []
+
+    def close() -> None:
+        """End the open entry: its questions asked when their answer has text; otherwise
+        the questions stay in the page as written."""
+        body = re.sub(r"\n{3,}", "\n\n", "\n".join(answer)).strip("\n")
+        if asking and body.strip():
+            for question, _rule in asking:
+                qid = _repeat_id(seen, _slug(question) or "q")
+                qa.append((qid, _norm(question), body.strip(), name))
+        else:
+            for question, rule in asking:
+                page.extend([question, rule])
+        page.extend(["", body, ""])
+        asking.clear()
+        answer.clear()
+
+    i = 0
+    while i < len(lines):
+        line = lines[i].rstrip()
+        after = lines[i + 1].rstrip() if i + 1 < len(lines) else ""
+        headed = bool(line[:1].strip())
+        if headed and _NETSNMP_SECTION_RULE.match(after):
+            close()
+            dropping = bool(_NETSNMP_CONTENTS.search(line))
+            if not dropping:
+                name = _net_snmp_section_name(len(pages) + 1, line.strip())
+                page = pages.setdefault(name, [*pending])
+                pending.clear()
+                page.extend([line, after])
+            i += 2
+            continue
+        if dropping:
+            i += 1
+            continue
+        if headed and _NETSNMP_QUESTION_RULE.match(after):
+            if answer and "".join(answer).strip():
+                close()
+            elif answer:
+                answer.clear()  # blank lines between two questions sharing an answer
+            asking.append((line, after))
+            i += 2
+            continue
+        (answer if asking else page).append(line)
+        i += 1
+    close()
+    if not pages and "".join(pending).strip():
+        pages[_net_snmp_section_name(1, "faq")] = pending
+    first = next(iter(pages), "")  # where the text before the first title went
+    qa = [(k, q, a, where or first) for k, q, a, where in qa]
+    return {k: _joined_parts(["\n".join(v)]) for k, v in pages.items()}, qa
+
+
+def net_snmp_faq_set() -> NaturalSet:
+    """Net-SNMP's FAQ (Debian ``libsnmp-base``, ``FAQ.gz``: plain text, ~144 underlined
+    questions in eight sections, users' questions and problem reports, "Why doesn't the
+    agent respond?", "The agent worked for a while, then stopped responding.  Why?") cut
+    at its sections with every question and the table of contents deleted
+    (:func:`split_net_snmp_faq`), beside the READMEs (:data:`NETSNMP_TEXTS`) and the man
+    pages (:data:`NETSNMP_MAN`), each up to :data:`NETSNMP_MAX_PAGE_CHARS`. Ids are the
+    questions' slugs (``net-snmp-faq:why-doesn-t-the-agent-respond``). Entries whose answer
+    is under :data:`MIN_ANSWER_WORDS` words are left out and named. Built in stop 64 and
+    measured once, with no change to the retriever: an untuned check (helper heldout62)."""
+    root, doc, faq_path = _packaged_doc(NETSNMP_PACKAGE, NETSNMP_DOC, NETSNMP_FAQ)
+    files, qa = split_net_snmp_faq(_doc_text(faq_path, "utf-8"))
+    asked = [
+        NaturalQuestion(f"net-snmp-faq:{k}", q, ((a, 1.0),), source=where) for k, q, a, where in qa
+    ]
+    kept = sorted(files)
+    kept += _add_notes(files, doc, NETSNMP_TEXTS)
+    kept += [f"man/{m}.md" for m in _add_man_pages(files, root, NETSNMP_MAN)]
+    kept, too_long = _drop_too_long(files, kept, NETSNMP_MAX_PAGE_CHARS)
+    n_sections = sum(rel.startswith(f"{_NETSNMP_FAQ_PAGE}/") for rel in kept)
+    return _judged_package_set(
+        "net-snmp-faq",
+        root,
+        files,
+        asked,
+        lambda version, unjudged: (
+            f"Net-SNMP FAQ from {NETSNMP_PACKAGE} {version} (FAQ.gz, plain text, cut at its "
+            f"sections, {n_sections} pages; its {len(qa)} answered questions and the table of "
+            f"contents deleted) + the READMEs and man pages ({len(kept)} files; left out, "
+            f"over {NETSNMP_MAX_PAGE_CHARS} chars: {', '.join(too_long) or 'none'}); NEWS, "
+            "changelogs, copyright, snmp.conf, MIBs and mib2c templates out; answer = the "
+            "text after a question up to the next question or section; left out, answer "
+            f"under {MIN_ANSWER_WORDS} words: {' | '.join(unjudged) or 'none'}"
+        ),
+    )
+
+
+# --------------------------------------------------------------------------------------
+# A plain-text FAQ of indented questions over deeper-indented answers (Allegro 4)
+# --------------------------------------------------------------------------------------
+
+ALLEGRO_PACKAGE = "allegro4-doc"
+ALLEGRO_DOC = "usr/share/doc/allegro4-doc"
+ALLEGRO_FAQ = "faq.txt.gz"
+"""Allegro's FAQ as its authors keep it (Shawn Hargreaves and the Allegro developers,
+``docs/src/faq._tx`` rendered by makedoc; Debian's ``allegro4-doc``,
+``/usr/share/doc/allegro4-doc/faq.txt.gz``, plain text): an ASCII-art title, a note that
+the list is old, then seven groups, each a banner of ``=`` rules round its title
+(``============ Unix problems ============``) over its entries: a question indented three
+spaces, wrapped over lines ("When I try to use DGA2, the screen goes black and the PC
+completely halts!": users' questions and problem reports, some quoting a compiler's
+message), then the answer indented six (paragraphs, commands, code). A group may open with
+a paragraph indented three that asks nothing (the licence group's)."""
+ALLEGRO_HTML = "html"
+_ALLEGRO_MANUAL = re.compile(r"^alleg\d+\.html$")
+"""The manual's chapters as makedoc cut it (``html/alleg000.html`` "Using Allegro" ..): in,
+as markdown. The manual as one text (``allegro.txt.gz``, 628 K characters) is over the page
+limit and the same text again: out. The other ``html/`` pages are the plain-text notes
+again (read as text instead), the contents pages (``index.html``, ``allegro.html``), the
+changes, the contributors and the licence: out."""
+ALLEGRO_TEXTS = (
+    "readme.txt.gz",
+    "api.txt.gz",
+    "abi.txt.gz",
+    "addons.txt.gz",
+    "ahack.txt.gz",
+    "const.txt.gz",
+    "dat.txt.gz",
+    "dat2c.txt",
+    "dat2s.txt",
+    "datafile.txt.gz",
+    "grabber.txt.gz",
+    "help.txt.gz",
+    "makedoc.txt.gz",
+    "mistakes.txt",
+    "packfile.txt",
+    "README.Debian",
+)
+"""The package's other notes (the readme, the API and ABI rules, the grabber and datafile
+tools, the help on reporting problems, common mistakes, Debian's note on the examples): in,
+as text. Left out: ``AUTHORS``, ``THANKS`` (names), ``CHANGES``, the changelogs, the
+copyright, ``examples/`` (code); the ~900 ``man3`` pages (the manual's entries again, one
+per function) not read."""
+ALLEGRO_MAX_PAGE_CHARS = 150_000
+"""A page or note over this stays out and is named (the value the other sets use, not
+chosen for this set)."""
+_ALLEGRO_QUESTION = re.compile(r"^ {3}\S")
+_ALLEGRO_DEEPER = re.compile(r"^ {4,}\S")
+_ALLEGRO_BANNER = re.compile(r"^=+(?:[ \t].*)?$")
+
+
+def split_allegro_faq(text: str) -> tuple[str, list[tuple[str, str, str]]]:
+    """Allegro's ``faq.txt`` (plain text) -> (the FAQ as one plain-text page without its
+    questions, [(id, question, answer)]).
+
+    A question is a run of lines indented exactly three spaces (wrapped, or two questions
+    asked together) whose next non-blank line is indented deeper: the run leaves the page,
+    its lines joined with spaces folded. A run followed by anything else (another such
+    line, a banner, the end) asks nothing and stays. The answer is the text after the
+    question up to the next line indented three, the next banner line (``=``) or the end,
+    lines as written. A question whose answer has no text asks nothing and stays. The
+    title, the note and the group banners stay, in no answer. Ids are the question's slug
+    (the FAQ numbers nothing; 40 characters, a repeat ``-2``). A run is read once and the
+    blank lines after it once more: linear."""
+    lines = [line.rstrip() for line in text.split("\n")]
+    page: list[str] = []
+    qa: list[tuple[str, str, str]] = []
+    seen: dict[str, int] = {}
+    question: str | None = None
+    answer: list[str] = []
+
+    def close() -> None:
+        nonlocal question
+        body = re.sub(r"\n{3,}", "\n\n", "\n".join(answer)).strip("\n")
+        if question is not None and body.strip():
+            qa.append((_repeat_id(seen, _slug(question) or "q"), question, body.strip()))
+        if answer:
+            page.extend(["", body, ""])
+        question = None
+        answer.clear()
+
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if _ALLEGRO_BANNER.match(line):
+            close()
+            page.append(line)
+            i += 1
+            continue
+        if not _ALLEGRO_QUESTION.match(line):
+            (answer if question is not None else page).append(line)
+            i += 1
+            continue
+        end = i
+        while end < len(lines) and _ALLEGRO_QUESTION.match(lines[end]):
+            end += 1
+        after = end
+        while after < len(lines) and not lines[after].strip():
+            after += 1
+        close()
+        if after < len(lines) and _ALLEGRO_DEEPER.match(lines[after]):
+            question = _norm(" ".join(lines[i:end]))
+        else:
+            page.extend(lines[i:end])  # asks nothing: a paragraph of the group's
+        i = end
+    close()
+    return _joined_parts(["\n".join(page)]), qa
+
+
+def allegro_faq_set() -> NaturalSet:
+    """Allegro 4's FAQ (Debian ``allegro4-doc``, ``faq.txt.gz``: plain text, ~70 indented
+    questions in seven groups, users' questions and problem reports, "When I run make, it
+    says "missing separator".", "How can I make my game run at the same speed on any
+    computer?") as one page ``faq.txt`` with every question deleted
+    (:func:`split_allegro_faq`), beside the manual's chapters (``html/alleg*.html``) and the
+    package's other notes (:data:`ALLEGRO_TEXTS`), each up to
+    :data:`ALLEGRO_MAX_PAGE_CHARS`. Ids are the questions' slugs
+    (``allegro-faq:how-can-i-generate-a-random-number``). Entries whose answer is under
+    :data:`MIN_ANSWER_WORDS` words are left out and named. Built in stop 64 and measured
+    once, with no change to the retriever: an untuned check (helper heldout62)."""
+    root, doc, faq_path = _packaged_doc(ALLEGRO_PACKAGE, ALLEGRO_DOC, ALLEGRO_FAQ)
+    text, qa = split_allegro_faq(_doc_text(faq_path, "utf-8"))
+    files = {"faq.txt": text}
+    asked = _faq_questions("allegro-faq", qa, "faq.txt")
+    html_dir = doc / ALLEGRO_HTML
+    chapters = sorted(p.name for p in html_dir.iterdir() if _ALLEGRO_MANUAL.match(p.name))
+    kept, too_long = _add_pages(
+        files,
+        html_dir,
+        chapters,
+        "iso-8859-1",
+        ALLEGRO_MAX_PAGE_CHARS,
+        rel=lambda name: f"manual/{name.removesuffix('.html')}.md",
+    )
+    notes = _add_notes(files, doc, ALLEGRO_TEXTS)
+    notes, notes_too_long = _drop_too_long(files, notes, ALLEGRO_MAX_PAGE_CHARS)
+    kept += notes
+    too_long += notes_too_long
+    return _judged_package_set(
+        "allegro-faq",
+        root,
+        files,
+        asked,
+        lambda version, unjudged: (
+            f"Allegro FAQ from {ALLEGRO_PACKAGE} {version} (faq.txt.gz, plain text, one "
+            f"page; its {len(qa)} answered questions deleted, the group banners kept) + the "
+            f"manual's {len(chapters)} chapter pages and the notes ({len(kept)} files; left "
+            f"out, over {ALLEGRO_MAX_PAGE_CHARS} chars: {', '.join(too_long) or 'none'}); "
+            "allegro.txt (the manual as one text), the other html/ pages, AUTHORS, THANKS, "
+            "CHANGES, changelogs, copyright, examples and man3 pages out; answer = the text "
+            "after a question up to the next question or banner; left out, answer under "
+            f"{MIN_ANSWER_WORDS} words: {' | '.join(unjudged) or 'none'}"
+        ),
+    )
+
+
 BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "django-faq": lambda emb: django_faq_set(),
     "gitfaq": lambda emb: gitfaq_set(),
@@ -11589,6 +11922,8 @@ BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "xboard-faq": lambda emb: xboard_faq_set(),
     "clisp-faq": lambda emb: clisp_faq_set(),
     "fontforge-faq": lambda emb: fontforge_faq_set(),
+    "net-snmp-faq": lambda emb: net_snmp_faq_set(),
+    "allegro-faq": lambda emb: allegro_faq_set(),
     "cranfield": cranfield_set,
     "pytest-derived": lambda emb: pytest_derived_set(),
 }
