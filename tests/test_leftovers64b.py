@@ -26,12 +26,12 @@ from typing import Any
 import pytest
 
 import treehop
-from treehop import Treehop
+from treehop import PartialWriteError, Treehop
 from treehop.errors import IndexCorruptError, StoreError
 from treehop.models import Node
 from treehop.stores.base import VectorStore
 from treehop.stores.embedded import EmbeddedStore, manifest
-from treehop.stores.guarded import GuardedStore, PartialWriteError
+from treehop.stores.guarded import GuardedStore
 
 from treehop_test_doubles import BagOfWordsEmbedder
 

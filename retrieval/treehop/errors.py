@@ -75,6 +75,22 @@ class IndexLockedError(StoreError):
     index's writer lock and did not release it within the store's ``lock_timeout``."""
 
 
+class PartialWriteError(StoreError):
+    """A caller's store failed in the middle of a write, after some of the write's
+    ``upsert`` / ``delete`` calls had succeeded. ``written`` / ``deleted``: every URI those
+    calls wrote or deleted during this write (the message shows the first few);
+    ``discarded``: whether the store has ``discard_unsaved``, which treehop calls next to
+    roll them back (else the store keeps them)."""
+
+    def __init__(
+        self, message: str, written: tuple[str, ...], deleted: tuple[str, ...], discarded: bool
+    ) -> None:
+        super().__init__(message)
+        self.written = written
+        self.deleted = deleted
+        self.discarded = discarded
+
+
 class InputTooLargeError(IngestError, ValueError):
     """A file or text is over the ingest size limit (``treehop.ingest.loaders.MAX_FILE_BYTES``)."""
 

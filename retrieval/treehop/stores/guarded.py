@@ -53,27 +53,10 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 from .._plugins import SHOWN_CHARS, call, failed, passes
-from ..errors import StoreError
+from ..errors import PartialWriteError, StoreError
 from ..models import Node
 from ..redaction import listed
 from .base import ScoredNode
-
-
-class PartialWriteError(StoreError):
-    """A caller's store failed in the middle of a write, after some of the write's
-    ``upsert`` / ``delete`` calls had succeeded. ``written`` / ``deleted``: every URI those
-    calls wrote or deleted during this write (the message shows the first few);
-    ``discarded``: whether the store has ``discard_unsaved``, which treehop calls next to
-    roll them back (else the store keeps them)."""
-
-    def __init__(
-        self, message: str, written: tuple[str, ...], deleted: tuple[str, ...], discarded: bool
-    ) -> None:
-        super().__init__(message)
-        self.written = written
-        self.deleted = deleted
-        self.discarded = discarded
-
 
 _WRITE_METHODS = frozenset(
     {"upsert", "delete", "save", "set_tags", "put_state", "delete_state", "upsert_many"}
