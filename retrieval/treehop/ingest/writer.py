@@ -481,6 +481,9 @@ class WriteLock:
         from the later of this and the start of its wait."""
         self._held: AbstractAsyncContextManager[None] | None = None
         self._hold: object | None = None
+        self._builds: set[object] = set()
+        """The tokens of the builds running before a write of this client takes the lock
+        (:meth:`building`)."""
         """A token of the hold now taken (``None``: none), what :data:`_HELD_WRITES` of the
         context that took it names."""
         self._counting: tuple[list[IngestTagger], int, contextvars.Token[Any]] | None = None
@@ -557,12 +560,39 @@ class WriteLock:
         (summarizes) before it takes the lock; a summarizer writing a text through its own
         client made that text's build call the summarizer again, each level holding a
         worker thread, until the thread pool ran out and every level waited for good."""
-        if self._hold is not None and (self, self._hold) in _HELD_WRITES.get():
+        if any(
+            lock is self and (hold is self._hold or hold in self._builds)
+            for lock, hold in _HELD_WRITES.get()
+        ):
             raise IndexLockedError(
                 "a write of this client was made inside one of its own writes (from its "
                 "embedder, summarizer or tagger?): it would wait for itself; write after "
                 "the outer call returns, or through another client"
             )
+
+    @contextmanager
+    def building(self) -> Iterator[None]:
+        """Around the work a write does before it takes the lock (a text's, a file's or a
+        record batch's build, which calls the summarizer): a write made inside it through
+        this client, in this context, is refused as one made inside the hold is
+        (:meth:`refuse_nested`).
+
+        Why (helper attacks75): the check saw only a hold taken, so a summarizer writing a
+        text through its own client during the build of a text (``add_resource(str)``,
+        ``add_records``) was let through; that text's build called the summarizer again,
+        each level holding a worker thread, until the pool ran out and every level waited
+        for good (the folder case the lead fixed builds under the lock). A token per build,
+        live only while it runs: a context copied into a task the build started, which
+        outlives it, does not refuse later writes."""
+        mark = object()
+        self._builds.add(mark)
+        token = _HELD_WRITES.set((*_HELD_WRITES.get(), (self, mark)))
+        try:
+            yield
+        finally:
+            self._builds.discard(mark)
+            with suppress(ValueError):  # (exited in another context: nothing to undo)
+                _HELD_WRITES.reset(token)
 
     async def __aenter__(self) -> None:
         self.refuse_nested()
@@ -687,13 +717,14 @@ class TreeWriter:
         if isinstance(source, str) or source.is_file():
             self.lock.refuse_nested()  # (before the build, which calls the summarizer)
             b = self.builder
-            built = await asyncio.to_thread(
-                *(
-                    (b.build_text, source, target, ctype, call.name)
-                    if isinstance(source, str)
-                    else (b.build_directory, source, target, ctype)
+            with self.lock.building():
+                built = await asyncio.to_thread(
+                    *(
+                        (b.build_text, source, target, ctype, call.name)
+                        if isinstance(source, str)
+                        else (b.build_directory, source, target, ctype)
+                    )
                 )
-            )
             async with self.lock:
                 if call.check is not None:
                     await call.check()
