@@ -1,0 +1,231 @@
+"""Hostile use of stop 63's surface, continued (bench/README.md, "(helper attacks75)"). Each
+test fails on fbccbd78 unless it says it is a control."""
+
+from __future__ import annotations
+
+import sys
+import threading
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from treehop import Treehop
+from treehop.errors import IndexLockedError, StoreError
+from treehop.ingest.records import add_records
+from treehop.ingest.summaries import ExtractiveSummarizer
+from treehop.stores.embedded import EmbeddedStore
+
+from treehop_test_doubles import BagOfWordsEmbedder
+
+# ------------------------------------- 1. a write from a summarizer during a build before the lock
+
+
+def _text_write(th: Treehop, i: int) -> object:
+    return th.add_resource(f"nested note {i} " * 30, target_uri=f"viking://resources/n{i}.md")
+
+
+def _records_write(th: Treehop, i: int) -> object:
+    return add_records(th, [(f"nested record {i} " * 30, {"uri": f"viking://resources/r{i}.md"})])
+
+
+WRITES: dict[str, Callable[[Treehop, int], object]] = {
+    "add_resource(text)": _text_write,
+    "add_records": _records_write,
+}
+
+
+@pytest.mark.parametrize("outer", sorted(WRITES))
+@pytest.mark.parametrize("inner", sorted(WRITES))
+def test_a_summarizer_writing_through_its_own_client_during_a_texts_build_is_refused(
+    tmp_path: Path, outer: str, inner: str
+) -> None:
+    """A text's and a record batch's build run before the write takes the lock: a
+    summarizer writing through its own client there was let through, and that write's
+    build called the summarizer again, each level holding a worker thread, until the pool
+    ran out (6 levels here) and every level waited for good. Bounded by a thread join: a
+    hang is a failure."""
+    nested: list[BaseException | None] = []
+    holder: dict[str, Treehop] = {}
+
+    class WritingSummarizer(ExtractiveSummarizer):
+        def summarize_file(self, name: str, text: str, kind: str) -> tuple[str, str]:
+            if len(nested) < 40:  # (a bound on the recursion itself, were it let through)
+                try:
+                    WRITES[inner](holder["th"], len(nested))
+                    nested.append(None)
+                except IndexLockedError as exc:
+                    nested.append(exc)
+            return super().summarize_file(name, text, kind)
+
+    th = Treehop(
+        store=EmbeddedStore(tmp_path / "idx", lock_timeout=2.0),
+        embedder=BagOfWordsEmbedder(),
+        summarizer=WritingSummarizer(),
+    )
+    holder["th"] = th
+    out: list[object] = []
+    worker = threading.Thread(target=lambda: out.append(WRITES[outer](th, 99)), daemon=True)
+    worker.start()
+    worker.join(45)
+    assert not worker.is_alive(), "the write hung"
+    assert out, "the outer write failed"
+    assert len(nested) == 1 and isinstance(nested[0], IndexLockedError)
+    assert "inside one of its own writes" in str(nested[0])
+    written = "n99" if outer.startswith("add_resource") else "r99"
+    assert [e.uri for e in th.ls("viking://resources")] == [f"viking://resources/{written}.md"]
+    # the build's mark is gone: the same client writes afterwards (control of the token)
+    WRITES[inner](th, 7)
+
+
+def test_a_summarizers_write_from_its_own_plain_thread_during_a_build_still_runs_control(
+    tmp_path: Path,
+) -> None:
+    """Control: the build's mark is no lock. A write from a thread with a context of its own
+    (not a nested write) runs while another write of the client builds."""
+    done: list[object] = []
+    holder: dict[str, Treehop] = {}
+
+    class ThreadWritingSummarizer(ExtractiveSummarizer):
+        def summarize_file(self, name: str, text: str, kind: str) -> tuple[str, str]:
+            if not done:
+                done.append("started")
+                t = threading.Thread(target=lambda: done.append(_text_write(holder["th"], 1)))
+                t.start()
+                t.join(30)
+            return super().summarize_file(name, text, kind)
+
+    th = Treehop(
+        store=EmbeddedStore(tmp_path / "idx", lock_timeout=2.0),
+        embedder=BagOfWordsEmbedder(),
+        summarizer=ThreadWritingSummarizer(),
+    )
+    holder["th"] = th
+    _text_write(th, 0)
+    assert len(done) == 2 and not isinstance(done[1], BaseException)
+    assert {e.uri for e in th.ls("viking://resources")} == {
+        "viking://resources/n0.md",
+        "viking://resources/n1.md",
+    }
+
+
+# ------------------------------------------------- 2. a caller's store: answers of the wrong kind
+
+
+def _recipe() -> type[Any]:
+    # (the conformance suite's helper module, as its conftest puts it on the path)
+    sys.path.insert(0, str(Path(__file__).resolve().parent / "store_conformance"))
+    from store_conf_helpers import recipe_store_class
+
+    return recipe_store_class()
+
+
+_Base = _recipe()
+
+
+def _store(name: str, answer: Callable[..., object], prop: bool = False) -> Any:
+    """docs/extending.md's ``FolderStore`` whose ``name`` answers ``answer(self, ...)`` once
+    armed (a property when ``prop``)."""
+
+    def method(self: Any, *args: Any, **kwargs: Any) -> Any:
+        if self.__dict__.get("armed"):
+            return answer(self, *args, **kwargs)
+        own = getattr(_Base, name)
+        return own(self, *args, **kwargs) if callable(own) else own
+
+    member: Any = property(method) if prop else method
+    return type(f"Answering_{name}", (_Base,), {name: member})()
+
+
+def _seeded(store: Any) -> Treehop:
+    th = Treehop(embedder=BagOfWordsEmbedder(), store=store)
+    th.add_resource("the seed document about rotation", target_uri="viking://resources/seed.md")
+    th.add_resource("another document on rotation", target_uri="viking://resources/b.md")
+    store.__dict__["armed"] = True
+    return th
+
+
+def _rescored(**change: object) -> Callable[..., object]:
+    def search(self: Any, *args: Any, **kwargs: Any) -> object:
+        return [replace(h, **change) for h in _Base.search(self, *args, **kwargs)]
+
+    return search
+
+
+SCORES: dict[str, dict[str, object]] = {
+    "score str": {"score": "0.5"},
+    "score None": {"score": None},
+    "score complex": {"score": 0.5 + 1j},
+    "score array": {"score": np.array([0.5, 0.4])},
+    "vector_score None": {"vector_score": None},
+    "lexical_score str": {"lexical_score": "x"},
+    "matches array": {"matches": np.array([True, False])},
+}
+
+
+@pytest.mark.parametrize("change", sorted(SCORES))
+@pytest.mark.parametrize("call", ["find", "search"])
+def test_a_stores_hit_with_scores_that_are_not_numbers_is_a_store_error(
+    change: str, call: str
+) -> None:
+    th = _seeded(_store("search", _rescored(**SCORES[change])))
+    with pytest.raises(StoreError, match="search answered") as info:
+        getattr(th, call)("rotation")
+    assert len(str(info.value)) <= 500
+
+
+@pytest.mark.parametrize(
+    "change", [{"score": np.float32(0.5)}, {"score": 1, "vector_score": np.float64(0.2)}, {}]
+)
+def test_a_stores_hit_with_numpy_or_int_scores_still_answers_control(
+    change: dict[str, object],
+) -> None:
+    th = _seeded(_store("search", _rescored(**change)))
+    assert {r.uri for r in th.find("rotation").resources} >= {"viking://resources/b.md"}
+
+
+@pytest.mark.parametrize("answer", ["3", 3.0, None, -1])
+def test_a_stores_length_that_is_no_count_is_a_store_error(answer: object) -> None:
+    th = _seeded(_store("__len__", lambda self: answer))
+    with pytest.raises(StoreError, match="__len__ answered"):
+        len(th.store)
+    with pytest.raises(StoreError, match="__len__ answered"):
+        th.add_resource("a third text", target_uri="viking://resources/c.md")
+    assert "nodes=?" in repr(th)
+
+
+def test_a_stores_numpy_length_is_a_count_control() -> None:
+    th = _seeded(_store("__len__", lambda self: np.int64(2)))
+    assert len(th.store) == 2
+    th.add_resource("a third text", target_uri="viking://resources/c.md")
+
+
+@pytest.mark.parametrize("answer", [None, "remote", {"remote": False}])
+def test_a_stores_capabilities_of_the_wrong_type_are_a_store_error(answer: object) -> None:
+    th = _seeded(_store("capabilities", lambda self: answer, prop=True))
+    for call in (
+        lambda: th.find("rotation"),
+        lambda: th.add_resource("a third text", target_uri="viking://resources/c.md"),
+    ):
+        with pytest.raises(StoreError, match="capabilities answered"):
+            call()
+
+
+class _IterRaises:
+    def __iter__(self) -> Any:
+        raise ValueError("iter boom")
+
+
+class _IterAnswersInt:
+    def __iter__(self) -> Any:
+        return 5
+
+
+@pytest.mark.parametrize("answer", [_IterRaises(), _IterAnswersInt()], ids=type)
+def test_a_stores_iter_nodes_whose_iter_fails_is_a_store_error(answer: object) -> None:
+    th = _seeded(_store("iter_nodes", lambda self, *a, **k: answer))
+    with pytest.raises(StoreError, match="iter_nodes"):
+        list(th.store.iter_nodes())
