@@ -12,6 +12,8 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import assume, given
+from hypothesis import strategies as st
 
 from treehop import Treehop
 from treehop.errors import IndexLockedError, StoreError
@@ -229,3 +231,79 @@ def test_a_stores_iter_nodes_whose_iter_fails_is_a_store_error(answer: object) -
     th = _seeded(_store("iter_nodes", lambda self, *a, **k: answer))
     with pytest.raises(StoreError, match="iter_nodes"):
         list(th.store.iter_nodes())
+
+
+# ------------------------------------------- 3. a URL's credentials given without a user:password
+
+
+def _userinfo(url: str, userinfo: str) -> str:
+    scheme, _, rest = url.partition("://")
+    return f"{scheme}://{userinfo}@{rest}"
+
+
+USER_TOKEN = "sk-a75-user-token-4d3c2b"
+SHORT_PASSWORD = "pw75x"  # (under MIN_SECRET_CHARS: never registered, masked as userinfo)
+
+
+@pytest.mark.parametrize(
+    ("userinfo", "secret"),
+    [(USER_TOKEN, USER_TOKEN), (f":{SHORT_PASSWORD}", SHORT_PASSWORD)],
+    ids=["token-as-user", "empty-user-short-password"],
+)
+def test_a_urls_user_token_or_user_less_password_is_in_no_log_error_or_repr(
+    caplog: pytest.LogCaptureFixture, userinfo: str, secret: str
+) -> None:
+    """``https://<key>@host`` (a key given as the user: httpx sends Basic ``<key>:``) and
+    ``https://:<password>@host``: httpx's INFO line of each request named the URL whole, and
+    a server's echo of the URL showed it in the error."""
+    import logging
+
+    from treehop._http import RetryPolicy
+    from treehop.embedders.openai_compatible import OpenAICompatibleEmbedder
+    from treehop.errors import EmbeddingError
+
+    from fake_servers.openai_embeddings import FakeOpenAIEmbeddingsServer
+    from fake_servers.openai_embeddings import Reply as EmbReply
+
+    with FakeOpenAIEmbeddingsServer(dim=4) as srv:
+        url = _userinfo(srv.base_url, userinfo)
+        emb = OpenAICompatibleEmbedder(
+            "m", base_url=url, dimension=4, retry=RetryPolicy(max_retries=0)
+        )
+        with caplog.at_level(logging.DEBUG):
+            assert emb.embed(["a"]).shape == (1, 4)
+            srv.enqueue(EmbReply.error(500, f"echo {url}"))
+            with pytest.raises(EmbeddingError) as info:
+                emb.embed(["a"])
+        sent = srv.requests[0].headers["authorization"]
+    import base64
+
+    assert base64.b64decode(sent.split()[1]).decode().replace(":", "") == secret  # (used)
+    assert "HTTP Request: POST" in caplog.text  # (the line that named it is there)
+    assert secret not in caplog.text
+    assert secret not in str(info.value)
+    assert secret not in repr(emb) and secret not in emb.url
+
+
+@given(
+    st.text(
+        st.characters(blacklist_characters="/?#@", blacklist_categories=("Zs", "Cc", "Zl", "Zp")),
+        min_size=1,
+        max_size=40,
+    ),
+    st.sampled_from(["http", "https", "ws"]),
+    st.text(st.characters(blacklist_categories=("Cs",)), max_size=40),
+)
+def test_redact_masks_any_userinfo_of_a_url(userinfo: str, scheme: str, tail: str) -> None:
+    from treehop.redaction import redact
+
+    assume(not any(c.isspace() for c in userinfo))
+    out = redact(f"see {scheme}://{userinfo}@host.example/v1 {tail}")
+    assert out.startswith(f"see {scheme}://***@host.example/v1")
+
+
+def test_redact_leaves_a_url_without_userinfo_control() -> None:
+    from treehop.redaction import redact
+
+    text = "GET https://host.example/v1/x?a=1 then mail ada@example.org"
+    assert redact(text) == text
