@@ -307,3 +307,54 @@ def test_redact_leaves_a_url_without_userinfo_control() -> None:
 
     text = "GET https://host.example/v1/x?a=1 then mail ada@example.org"
     assert redact(text) == text
+
+
+# ------------------------------------------------------ 4. the command line's unknown arguments
+
+
+def _cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
+    from treehop.cli import main
+
+    code = main(["--index", "/nonexistent/attacks75-index", *argv])
+    return code, capsys.readouterr().err
+
+
+def test_an_unknown_options_value_holding_a_key_is_not_echoed(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from treehop.cli import ExitCode
+    from treehop.redaction import register_secret
+
+    key = "sk-a75-cli-registered-key-77aa"
+    register_secret(key)
+    code, err = _cli(capsys, "find", "q", "--api_key=zq-9918273645", "--token", key)
+    assert code == ExitCode.USAGE
+    assert "unrecognized arguments: --api_key=*** --token ***" in err, err
+    assert "sk-a75" not in err and "zq-99" not in err
+
+
+def test_an_unknown_options_control_characters_are_escaped(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    _, err = _cli(capsys, "find", "q", "--pw", "\x1b[2J\x1b[31mred")
+    assert "\x1b" not in err
+    assert r"--pw \x1b[2J\x1b[31mred" in err, err
+
+
+def test_two_thousand_unknown_options_make_a_short_error(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A generated command line of many unknown options: the error lists ten and counts the
+    rest, with a "did you mean" for the ten only (argparse's own parse of so many options
+    is quadratic, outside treehop: 20,000 cost ~8 s of CPU before any message)."""
+    _, err = _cli(capsys, "find", "q", *(f"--tpye{i}" for i in range(2000)), "--x" * 5000)
+    assert len(err) < 2500, len(err)
+    assert "--tpye0 --tpye1" in err and "and 1991 more" in err
+    assert err.count("did you mean") <= 10
+
+
+def test_one_unknown_option_is_still_named_with_its_hint_control(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    _, err = _cli(capsys, "find", "q", "--limt", "2")
+    assert "unrecognized arguments: --limt 2; --limt: did you mean --limit?" in err, err
