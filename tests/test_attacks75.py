@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -20,6 +20,7 @@ from treehop.errors import IndexLockedError, StoreError
 from treehop.ingest.records import add_records
 from treehop.ingest.summaries import ExtractiveSummarizer
 from treehop.stores.embedded import EmbeddedStore
+from treehop.tagging.base import NodeTags
 
 from treehop_test_doubles import BagOfWordsEmbedder
 
@@ -358,3 +359,55 @@ def test_one_unknown_option_is_still_named_with_its_hint_control(
 ) -> None:
     _, err = _cli(capsys, "find", "q", "--limt", "2")
     assert "unrecognized arguments: --limt 2; --limt: did you mean --limit?" in err, err
+
+
+# ------------------------------------------- 5. a tagger's answer: what is checked is what is used
+
+
+class _LazyTags(Mapping[str, Any]):
+    """A mapping that lists no URI but answers any: its iteration (what the check read) and
+    its lookups (what the tagging read) disagree."""
+
+    def __getitem__(self, uri: str) -> Any:
+        return NodeTags(auto="auto:x", own_labels=["bad label;"])  # type: ignore[arg-type]
+
+    def __iter__(self) -> Any:
+        return iter(())
+
+    def __len__(self) -> int:
+        return 0
+
+
+class _GetLies(dict):  # type: ignore[type-arg]
+    def get(self, uri: Any, default: Any = None) -> Any:
+        return NodeTags(auto="auto:x", own_labels=["bad label;"])  # type: ignore[arg-type]
+
+
+class _AnsweringTagger:
+    def __init__(self, answer: Callable[[Any], object]) -> None:
+        self.answer = answer
+
+    def tag_nodes(self, nodes: Any, store: Any, new_texts: Any = None) -> Any:
+        return self.answer(nodes)
+
+    def refit(self, store: Any) -> None:
+        pass
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        lambda nodes: _LazyTags(),
+        lambda nodes: _GetLies(
+            {n.uri: NodeTags(auto=["auto:alpha"], own_labels=["gamma"]) for n in nodes}
+        ),
+    ],
+    ids=["iteration-lists-nothing", "get-overridden"],
+)
+def test_a_taggers_answer_is_used_as_it_was_checked(answer: Callable[[Any], object]) -> None:
+    doc = "viking://resources/doc.md"
+    with Treehop(embedder=BagOfWordsEmbedder(), tagger=_AnsweringTagger(answer)) as th:
+        th.add_resource("hello world text", target_uri=doc)
+        th.retag()
+        tags = {t for n in th.store.iter_nodes() for t in n.tags}
+    assert tags <= {"auto:alpha", "gamma", "inherit:gamma"}, tags

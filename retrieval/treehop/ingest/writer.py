@@ -1904,12 +1904,19 @@ def checked_tags(answer: object) -> Mapping[str, NodeTags]:
 
     if not isinstance(answer, Mapping):
         raise refuse(f"a {type(answer).__name__[:100]}")
+    # What is checked is what is used: a plain dict of copies. Why (helper attacks75): the
+    # answer itself was handed on and read again by ``get``, which a caller's mapping
+    # answers as it likes (a ``Mapping`` whose ``__getitem__`` answers URIs its iteration
+    # never lists, a ``dict`` subclass overriding ``get``): tags never checked were written.
+    checked: dict[str, NodeTags] = {}
     for uri, got in answer.items():
         if not isinstance(uri, str):
             raise refuse(f"a key of type {type(uri).__name__[:100]}")
         if not isinstance(got, NodeTags):
             raise refuse(f"a {type(got).__name__[:100]} for {shown_name(uri)}")
+        kept: dict[str, list[str]] = {}
         for part, items in (("auto", got.auto), ("own_labels", got.own_labels)):
+            kept[part] = []
             if not isinstance(items, list | tuple):
                 raise refuse(f"{part}={type(items).__name__[:100]} for {shown_name(uri)}")
             if len(items) > tagmod.MAX_TAGS:  # (the bound of a tags= argument; lead, stop 63)
@@ -1923,7 +1930,11 @@ def checked_tags(answer: object) -> Mapping[str, NodeTags]:
                         f"{part} item {what[:200]} for {shown_name(uri)}, not a normalised "
                         + ("tag (source:label)" if part == "auto" else "label")
                     )
-    return answer
+                kept[part].append(item)
+        checked[uri] = NodeTags(
+            auto=kept["auto"][: tagmod.MAX_TAGS], own_labels=kept["own_labels"][: tagmod.MAX_TAGS]
+        )
+    return checked
 
 
 def _normalised(item: object, tag: bool) -> bool:
