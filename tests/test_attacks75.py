@@ -411,3 +411,43 @@ def test_a_taggers_answer_is_used_as_it_was_checked(answer: Callable[[Any], obje
         th.retag()
         tags = {t for n in th.store.iter_nodes() for t in n.tags}
     assert tags <= {"auto:alpha", "gamma", "inherit:gamma"}, tags
+
+
+# ------------------------------------------- 6. a model's or config's error names no pasted key
+
+
+MODEL_KEY = "sk-a75-model-secret-998877"
+NODE = {
+    "uri": "viking://resources/a.md",
+    "parent_uri": "viking://resources",
+    "context_type": "resource",
+    "is_leaf": True,
+    "level": 2,
+}
+
+
+@pytest.mark.parametrize("which", ["Node", "RetrievalConfig"])
+def test_a_registered_key_given_as_a_field_name_is_not_in_the_error(which: str) -> None:
+    from treehop import Node
+    from treehop.config import RetrievalConfig
+    from treehop.errors import InvalidConfigError
+    from treehop.redaction import register_secret
+
+    register_secret(MODEL_KEY)
+    build: Callable[..., object] = {
+        "Node": lambda **kw: Node(**NODE, **kw),
+        "RetrievalConfig": RetrievalConfig,
+    }[which]
+    with pytest.raises(InvalidConfigError) as info:
+        build(**{MODEL_KEY: 1, "odd\x1b[2Jname": 2})
+    assert MODEL_KEY[:10] not in str(info.value), str(info.value)
+    assert "\x1b" not in str(info.value)
+    assert "Extra inputs are not permitted" in str(info.value)  # (still says what is wrong)
+
+
+def test_a_models_error_still_names_an_ordinary_unknown_key_control() -> None:
+    from treehop import Node
+    from treehop.errors import InvalidConfigError
+
+    with pytest.raises(InvalidConfigError, match="colour: Extra inputs are not permitted"):
+        Node(**NODE, colour="red")
