@@ -16,7 +16,7 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from treehop import Treehop
-from treehop.errors import IndexLockedError, StoreError
+from treehop.errors import IndexLockedError, StoreError, TreehopError
 from treehop.ingest.records import add_records
 from treehop.ingest.summaries import ExtractiveSummarizer
 from treehop.stores.embedded import EmbeddedStore
@@ -451,3 +451,95 @@ def test_a_models_error_still_names_an_ordinary_unknown_key_control() -> None:
 
     with pytest.raises(InvalidConfigError, match="colour: Extra inputs are not permitted"):
         Node(**NODE, colour="red")
+
+
+# --------------------------------------------- 7. an async plug-in where treehop calls a plain one
+
+
+async def _async_progress(stage: str, done: int, total: int) -> None:
+    raise AssertionError("never run: treehop calls the callback synchronously")
+
+
+def _async_summarizer() -> Any:
+    class AsyncSummarizer(ExtractiveSummarizer):
+        async def summarize_file(self, name: str, text: str, kind: str) -> Any:  # type: ignore[override]
+            return ("a", "b")
+
+    return AsyncSummarizer()
+
+
+class _AsyncTagger:
+    async def tag_nodes(self, nodes: Any, store: Any, new_texts: Any = None) -> Any:
+        return {}
+
+    def refit(self, store: Any) -> None:
+        pass
+
+
+@pytest.mark.parametrize("write", ["add_records", "folder"])
+def test_an_async_progress_callback_is_an_ingest_error_not_lost_in_silence(
+    tmp_path: Path, write: str
+) -> None:
+    """``progress=async def ...`` beside an ``AsyncTreehop`` (where everything else is
+    awaited): each report made a coroutine that never ran, the write answered as if
+    reported, a "never awaited" warning each."""
+    import asyncio
+    import warnings
+
+    from treehop import AsyncTreehop
+    from treehop.errors import IngestError
+
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "a.md").write_text("# A\n\nalpha text\n")
+
+    async def main() -> None:
+        ath = AsyncTreehop(embedder=BagOfWordsEmbedder())
+        if write == "folder":
+            await ath.add_resource(
+                folder, target_uri="viking://resources/d", progress=_async_progress
+            )
+        else:
+            from treehop.ingest.records import aadd_records
+
+            await aadd_records(
+                ath,
+                [("ferrets " * 20, {"uri": "viking://resources/x.md"})],
+                progress=_async_progress,
+            )
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # (a coroutine never awaited is a RuntimeWarning)
+        with pytest.raises(IngestError, match="progress callback answered a coroutine"):
+            asyncio.run(main())
+
+
+@pytest.mark.parametrize("plugin", ["summarizer", "tagger"])
+def test_an_async_summarizer_or_tagger_is_refused_with_its_coroutine_closed(plugin: str) -> None:
+    import gc
+    import warnings
+
+    kwargs: dict[str, Any] = (
+        {"summarizer": _async_summarizer()}
+        if plugin == "summarizer"
+        else {"tagger": _AsyncTagger()}
+    )
+    th = Treehop(embedder=BagOfWordsEmbedder(), **kwargs)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(TreehopError, match=f"the {plugin} answered a coroutine"):
+            th.add_resource("some text " * 40, target_uri="viking://resources/t.md")
+        gc.collect()
+    assert th.ls("viking://resources") == []
+
+
+def test_a_plain_progress_callback_still_reports_control() -> None:
+    seen: list[tuple[str, int, int]] = []
+    th = Treehop(embedder=BagOfWordsEmbedder())
+    add_records(
+        th,
+        [("ferrets " * 20, {"uri": "viking://resources/x.md"})],
+        progress=lambda s, d, t: seen.append((s, d, t)),
+    )
+    assert seen and seen[-1][1] == seen[-1][2]
+

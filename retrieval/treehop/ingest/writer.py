@@ -1882,11 +1882,10 @@ def tagged(tagger: Tagger, *args: Any, **kwargs: Any) -> Mapping[str, NodeTags]:
     (:func:`checked_tags`) before any tag of it is assigned or written. treehop's own
     ``IngestTagger`` is trusted (its answer is built by the code above, on every write)."""
 
-    def run() -> Mapping[str, NodeTags]:
-        answer = tagger.tag_nodes(*args, **kwargs)
-        return answer if type(tagger) is IngestTagger else checked_tags(answer)
-
-    return tagger_call(run)
+    # (the call, then the check: an async ``tag_nodes`` is refused by the call, its
+    # coroutine closed, before the check would name it a wrong shape; helper attacks75)
+    answer = tagger_call(lambda: tagger.tag_nodes(*args, **kwargs))
+    return answer if type(tagger) is IngestTagger else checked_tags(answer)
 
 
 def checked_tags(answer: object) -> Mapping[str, NodeTags]:
