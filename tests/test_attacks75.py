@@ -543,3 +543,34 @@ def test_a_plain_progress_callback_still_reports_control() -> None:
     )
     assert seen and seen[-1][1] == seen[-1][2]
 
+
+# ---------------------------------------- 8. a store's attribute failing once the lock is taken
+
+
+def test_a_stores_commits_read_failing_once_does_not_keep_the_write_lock() -> None:
+    """``WriteLock`` reads a store's ``commits`` after taking the client's lock and the
+    store's: a caller's ``commits`` property failing there (over a network call, say) left
+    both held, ``async with`` never ran its exit, and every later write of the client waited
+    ``lock_timeout`` and failed, for good."""
+
+    class FailsOnce(_Base):  # type: ignore[misc,valid-type]
+        lock_timeout = 1.0
+        fail = False
+
+        @property
+        def commits(self) -> int:
+            if type(self).fail:
+                type(self).fail = False
+                raise RuntimeError("transient")
+            return 0
+
+    th = Treehop(embedder=BagOfWordsEmbedder(), store=FailsOnce())
+    th.add_resource("first text", target_uri="viking://resources/a.md")
+    FailsOnce.fail = True
+    with pytest.raises(StoreError, match="commits failed: RuntimeError: transient"):
+        th.add_resource("second text", target_uri="viking://resources/b.md")
+    assert th.add_resource("third text", target_uri="viking://resources/c.md").embedded == 1
+    assert [e.uri for e in th.ls("viking://resources")] == [
+        "viking://resources/a.md",
+        "viking://resources/c.md",
+    ]

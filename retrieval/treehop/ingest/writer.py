@@ -621,7 +621,16 @@ class WriteLock:
         self._held = held
         self._hold = hold = object()
         self._token = _HELD_WRITES.set((*_HELD_WRITES.get(), (self, hold)))
-        self._open_counts()
+        try:
+            self._open_counts()
+        except BaseException as exc:
+            # Given back as a failed write gives it back. Why (helper attacks75): reading a
+            # caller's store's ``commits`` can fail (a property over a network call: a
+            # ``StoreError`` through its guard) after both locks were taken; ``async with``
+            # then never ran ``__aexit__``, and every later write of the client waited its
+            # ``lock_timeout`` for a hold no one held, then failed, for good.
+            await self.__aexit__(type(exc), exc, exc.__traceback__)
+            raise
 
     async def __aexit__(self, *exc: Any) -> None:
         held, self._held = self._held, None
