@@ -574,3 +574,37 @@ def test_a_stores_commits_read_failing_once_does_not_keep_the_write_lock() -> No
         "viking://resources/a.md",
         "viking://resources/c.md",
     ]
+
+
+def test_a_store_down_during_a_write_keeps_no_lock_and_its_own_error() -> None:
+    """A caller's store during an outage: its ``upsert`` fails, then the read of its
+    ``commits`` at the end of the failed write fails too. That second error replaced the
+    write's own and skipped the store lock's release: after the outage every write of the
+    client waited ``lock_timeout`` and failed, for good."""
+
+    class Outage(_Base):  # type: ignore[misc,valid-type]
+        lock_timeout = 1.0
+        down = False
+
+        @property
+        def commits(self) -> int:
+            if type(self).down and self.__dict__.get("opened"):
+                raise RuntimeError("connection refused (commits)")
+            self.__dict__["opened"] = True
+            return 0
+
+        def upsert(self, *args: Any, **kwargs: Any) -> Any:
+            if type(self).down:
+                raise RuntimeError("connection refused (upsert)")
+            return _Base.upsert(self, *args, **kwargs)
+
+    store = Outage()
+    th = Treehop(embedder=BagOfWordsEmbedder(), store=store)
+    th.add_resource("first text", target_uri="viking://resources/a.md")
+    Outage.down, store.__dict__["opened"] = True, False
+    with pytest.raises(
+        StoreError, match=r"upsert failed: RuntimeError: connection refused \(upsert"
+    ):
+        th.add_resource("second text", target_uri="viking://resources/b.md")
+    Outage.down = False
+    assert th.add_resource("third text", target_uri="viking://resources/c.md").embedded == 1

@@ -375,6 +375,21 @@ def _text_hash(text: str) -> bytes:
     return hashlib.sha1(text.encode("utf-8", "surrogatepass")).digest()
 
 
+def _commits_of(store: VectorStore) -> object:
+    """The store's ``commits`` at the end of a failed write, ``None`` when reading it fails
+    (a caller's store, down: a :class:`~treehop.errors.StoreError` through its guard). Why
+    (helper attacks75): that error replaced the write's own (the ``upsert``'s, which says
+    what went wrong) and, raised before :meth:`WriteLock.__aexit__` gave the store's lock
+    back, kept it: after the outage every write waited ``lock_timeout`` and failed, for
+    good. ``None`` reads as "a batch may have been committed", so the counts
+    are recounted over what is stored (:meth:`WriteLock._close_counts`), which is what a
+    resume does."""
+    try:
+        return getattr(store, "commits", None)
+    except TreehopError:
+        return None
+
+
 _HELD_WRITES: contextvars.ContextVar[tuple[tuple[WriteLock, object], ...]] = contextvars.ContextVar(
     "treehop_held_client_writes", default=()
 )
@@ -530,7 +545,7 @@ class WriteLock:
         joined, commits, token = counting
         with suppress(ValueError):  # (exited in another context: nothing to undo)
             WRITE_COUNTS.reset(token)
-        undo = failed and getattr(self.store, "commits", None) == commits
+        undo = failed and _commits_of(self.store) == commits
         for t in joined:
             if undo:
                 with suppress(TreehopError):
