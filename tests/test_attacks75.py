@@ -41,6 +41,14 @@ WRITES: dict[str, Callable[[Treehop, int], object]] = {
 }
 
 
+def _summarizing(tmp_path: Path, summarizer: ExtractiveSummarizer) -> Treehop:
+    return Treehop(
+        store=EmbeddedStore(tmp_path / "idx", lock_timeout=2.0),
+        embedder=BagOfWordsEmbedder(),
+        summarizer=summarizer,
+    )
+
+
 @pytest.mark.parametrize("outer", sorted(WRITES))
 @pytest.mark.parametrize("inner", sorted(WRITES))
 def test_a_summarizer_writing_through_its_own_client_during_a_texts_build_is_refused(
@@ -64,12 +72,7 @@ def test_a_summarizer_writing_through_its_own_client_during_a_texts_build_is_ref
                     nested.append(exc)
             return super().summarize_file(name, text, kind)
 
-    th = Treehop(
-        store=EmbeddedStore(tmp_path / "idx", lock_timeout=2.0),
-        embedder=BagOfWordsEmbedder(),
-        summarizer=WritingSummarizer(),
-    )
-    holder["th"] = th
+    th = holder["th"] = _summarizing(tmp_path, WritingSummarizer())
     out: list[object] = []
     worker = threading.Thread(target=lambda: out.append(WRITES[outer](th, 99)), daemon=True)
     worker.start()
@@ -101,12 +104,7 @@ def test_a_summarizers_write_from_its_own_plain_thread_during_a_build_still_runs
                 t.join(30)
             return super().summarize_file(name, text, kind)
 
-    th = Treehop(
-        store=EmbeddedStore(tmp_path / "idx", lock_timeout=2.0),
-        embedder=BagOfWordsEmbedder(),
-        summarizer=ThreadWritingSummarizer(),
-    )
-    holder["th"] = th
+    th = holder["th"] = _summarizing(tmp_path, ThreadWritingSummarizer())
     _text_write(th, 0)
     assert len(done) == 2 and not isinstance(done[1], BaseException)
     assert {e.uri for e in th.ls("viking://resources")} == {
