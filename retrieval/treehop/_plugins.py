@@ -26,6 +26,7 @@ printed tracebacks).
 from __future__ import annotations
 
 import asyncio
+import inspect
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -98,11 +99,26 @@ def call(
     """``fn(*args, **kwargs)``, a plug-in's method: what it raises leaves as ``error`` (a
     typed error class) with :func:`failed`'s message, unless it :func:`passes`."""
     try:
-        return fn(*args, **kwargs)
+        out = fn(*args, **kwargs)
     except BaseException as exc:
         if passes(exc):
             raise
         raise error(failed(what, exc)) from None
+    if inspect.isawaitable(out):
+        # An ``async def`` where treehop calls a plain function (an async progress callback
+        # beside an ``AsyncTreehop``, an async summarizer or tagger): its coroutine never
+        # ran -- a progress callback's every report was lost in silence, the others were a
+        # shape error naming "coroutine", each with a "never awaited" warning (helper
+        # attacks75). Closed, never awaited here (``GuardedStore`` does the same).
+        close = getattr(out, "close", None) if inspect.iscoroutine(out) else None
+        if close is not None:
+            close()
+        raise error(
+            f"{what[:200]} answered a coroutine (an async function); treehop calls it "
+            "synchronously (from a worker thread under an async client): make it a plain "
+            "function"
+        )
+    return out
 
 
 def report(progress: Callable[[str, int, int], object], stage: str, done: int, total: int) -> None:

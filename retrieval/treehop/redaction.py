@@ -73,7 +73,13 @@ if hasattr(os, "register_at_fork"):
 _exact: re.Pattern[str] | None = None
 
 _TOKEN = re.compile(r"[A-Za-z0-9\-_.~+/=]{" + str(WINDOW) + ",}")
-_USERINFO = re.compile(r"(://)[^/\s:@]+:[^/\s@]+@")
+_USERINFO = re.compile(r"(://)[^/?#\s@]+@")
+"""A URL's userinfo, whatever its form: ``user:password@``, ``:password@`` (no user) and
+``token@`` (a key given as the user, sent as Basic ``token:``). Why the last two (helper
+attacks75): only ``user:password@`` was masked, so httpx's INFO line ("HTTP Request: POST
+http://:pw123@host/...") and a server's echo of the URL showed an empty user's short
+password and a user-only token whole. Each match starts at a ``://`` and stops at the next
+``/``: linear."""
 _HEADER_VALUE = re.compile(
     r"(?i)(\bbearer\s+|\bauthorization\b[\"']?\s*[:=]\s*[\"']?(?:[A-Za-z0-9-]+\s+(?=\S))?"
     r"|\b(?:x-)?api[-_]?key\b[\"']?\s*[:=]\s*[\"']?"
@@ -163,12 +169,16 @@ def register_url_secrets(url: object) -> None:
         register_secret(m.group(2))
         register_secret(unquote_plus(m.group(2)))
     try:
-        password = urlsplit(url).password
+        parts = urlsplit(url)
+        user, password = parts.username, parts.password
     except ValueError:  # (an invalid IPv6 host, a bad port: the request will say so)
         return
-    if password:
-        register_secret(password)
-        register_secret(unquote_plus(password))
+    # A user with no password is a token given as the user (``https://<key>@host``: httpx
+    # sends it as Basic ``<key>:``), a credential as a password is (helper attacks75).
+    for secret in (password,) if password else (user,):
+        if secret:
+            register_secret(secret)
+            register_secret(unquote_plus(secret))
 
 
 def redact_url(url: object) -> str:

@@ -50,6 +50,7 @@ from ..ingest.loaders import (
     skipped_for_suffix,
 )
 from ..models import ContextType, RetrievalMode
+from ..redaction import redact
 from ..stores.embedded import EmbeddedStore
 from . import _render as render
 
@@ -1176,14 +1177,36 @@ def _parse(parser: argparse.ArgumentParser, argv: Sequence[str]) -> argparse.Nam
     args, extras = parser.parse_known_args(argv)
     if extras:
         command = _command_parser(parser, args)
+        shown = extras[:SHOWN_EXTRAS]
         hints = [
-            f"{given.split('=', 1)[0]}: did you mean {meant}?"
-            for given in extras
+            f"{_shown_arg(given.split('=', 1)[0])}: did you mean {meant}?"
+            for given in shown
             if given.startswith("-") and (meant := _meant_option(command, given))
         ]
-        message = f"unrecognized arguments: {' '.join(extras)}"
-        command.error("; ".join([message, *hints]))
+        listed = " ".join(map(_shown_arg, shown))
+        if len(extras) > len(shown):
+            listed += f" and {len(extras) - len(shown)} more"
+        command.error("; ".join([f"unrecognized arguments: {listed}", *hints]))
     return args
+
+
+SHOWN_EXTRAS = 10
+"""How many unknown arguments the command line's error lists (then ``and N more``)."""
+SHOWN_ARG_CHARS = 100
+"""How many characters of each listed argument it shows (``...`` after a cut)."""
+
+
+def _shown_arg(arg: str) -> str:
+    """An unknown argument as the error shows it: cut to :data:`SHOWN_ARG_CHARS`, its
+    control characters escaped (``\\x1b``: a terminal's escape sequence is not run), redacted.
+
+    Why (helper attacks75): the error echoed every unknown argument whole, with a "did you
+    mean" search for each: ``--api_key=sk-...`` (a typo of an option that takes no key, a
+    line pasted from another tool) printed the key to the terminal and any log of it, and
+    20,000 unknown options (a generated command line) took ~10 s of CPU for a 209 kB
+    message."""
+    cut = arg[:SHOWN_ARG_CHARS] + ("..." if len(arg) > SHOWN_ARG_CHARS else "")
+    return redact("".join(c if c.isprintable() else repr(c)[1:-1] for c in cut))
 
 
 _USAGE_ERRORS = (InvalidURIError, InvalidQueryError, InvalidFilterError, InvalidTagError)

@@ -913,8 +913,10 @@ async def _awrite(
         if p.chunk_of:
             groups.setdefault(p.target_uri, []).append(p)
     await client._io(client._fresh)  # (as add_resource: diff against the latest commit)
+    writer.lock.refuse_nested()  # (before the build, which calls the summarizer)
     try:
-        docs = {p.index: await _build_doc(client, p) for p in plan if not p.chunk_of}
+        with writer.lock.building():
+            docs = {p.index: await _build_doc(client, p) for p in plan if not p.chunk_of}
     except BaseException:
         _ROOTS.pop(client, None)  # (the roots plan_records learned: re-read from the store)
         raise

@@ -376,6 +376,21 @@ def _text_hash(text: str) -> bytes:
     return hashlib.sha1(text.encode("utf-8", "surrogatepass")).digest()
 
 
+def _commits_of(store: VectorStore) -> object:
+    """The store's ``commits`` at the end of a failed write, ``None`` when reading it fails
+    (a caller's store, down: a :class:`~treehop.errors.StoreError` through its guard). Why
+    (helper attacks75): that error replaced the write's own (the ``upsert``'s, which says
+    what went wrong) and, raised before :meth:`WriteLock.__aexit__` gave the store's lock
+    back, kept it: after the outage every write waited ``lock_timeout`` and failed, for
+    good. ``None`` reads as "a batch may have been committed", so the counts
+    are recounted over what is stored (:meth:`WriteLock._close_counts`), which is what a
+    resume does."""
+    try:
+        return getattr(store, "commits", None)
+    except TreehopError:
+        return None
+
+
 _HELD_WRITES: contextvars.ContextVar[tuple[tuple[WriteLock, object], ...]] = contextvars.ContextVar(
     "treehop_held_client_writes", default=()
 )
@@ -482,6 +497,9 @@ class WriteLock:
         from the later of this and the start of its wait."""
         self._held: AbstractAsyncContextManager[None] | None = None
         self._hold: object | None = None
+        self._builds: set[object] = set()
+        """The tokens of the builds running before a write of this client takes the lock
+        (:meth:`building`)."""
         """A token of the hold now taken (``None``: none), what :data:`_HELD_WRITES` of the
         context that took it names."""
         self._counting: tuple[list[IngestTagger], int, contextvars.Token[Any]] | None = None
@@ -528,7 +546,7 @@ class WriteLock:
         joined, commits, token = counting
         with suppress(ValueError):  # (exited in another context: nothing to undo)
             WRITE_COUNTS.reset(token)
-        undo = failed and getattr(self.store, "commits", None) == commits
+        undo = failed and _commits_of(self.store) == commits
         for t in joined:
             if undo:
                 with suppress(TreehopError):
@@ -558,12 +576,39 @@ class WriteLock:
         (summarizes) before it takes the lock; a summarizer writing a text through its own
         client made that text's build call the summarizer again, each level holding a
         worker thread, until the thread pool ran out and every level waited for good."""
-        if self._hold is not None and (self, self._hold) in _HELD_WRITES.get():
+        if any(
+            lock is self and (hold is self._hold or hold in self._builds)
+            for lock, hold in _HELD_WRITES.get()
+        ):
             raise IndexLockedError(
                 "a write of this client was made inside one of its own writes (from its "
                 "embedder, summarizer or tagger?): it would wait for itself; write after "
                 "the outer call returns, or through another client"
             )
+
+    @contextmanager
+    def building(self) -> Iterator[None]:
+        """Around the work a write does before it takes the lock (a text's, a file's or a
+        record batch's build, which calls the summarizer): a write made inside it through
+        this client, in this context, is refused as one made inside the hold is
+        (:meth:`refuse_nested`).
+
+        Why (helper attacks75): the check saw only a hold taken, so a summarizer writing a
+        text through its own client during the build of a text (``add_resource(str)``,
+        ``add_records``) was let through; that text's build called the summarizer again,
+        each level holding a worker thread, until the pool ran out and every level waited
+        for good (the folder case the lead fixed builds under the lock). A token per build,
+        live only while it runs: a context copied into a task the build started, which
+        outlives it, does not refuse later writes."""
+        mark = object()
+        self._builds.add(mark)
+        token = _HELD_WRITES.set((*_HELD_WRITES.get(), (self, mark)))
+        try:
+            yield
+        finally:
+            self._builds.discard(mark)
+            with suppress(ValueError):  # (exited in another context: nothing to undo)
+                _HELD_WRITES.reset(token)
 
     async def __aenter__(self) -> None:
         self.refuse_nested()
@@ -594,7 +639,16 @@ class WriteLock:
         self._token = _HELD_WRITES.set((*_HELD_WRITES.get(), (self, hold)))
         if type(self.store) is GuardedStore:  # (a caller's store: what stays if it fails)
             self.store.begin_journal()
-        self._open_counts()
+        try:
+            self._open_counts()
+        except BaseException as exc:
+            # Given back as a failed write gives it back. Why (helper attacks75): reading a
+            # caller's store's ``commits`` can fail (a property over a network call: a
+            # ``StoreError`` through its guard) after both locks were taken; ``async with``
+            # then never ran ``__aexit__``, and every later write of the client waited its
+            # ``lock_timeout`` for a hold no one held, then failed, for good.
+            await self.__aexit__(type(exc), exc, exc.__traceback__)
+            raise
 
     async def __aexit__(self, *exc: Any) -> None:
         held, self._held = self._held, None
@@ -692,13 +746,14 @@ class TreeWriter:
         if isinstance(source, str) or source.is_file():
             self.lock.refuse_nested()  # (before the build, which calls the summarizer)
             b = self.builder
-            built = await asyncio.to_thread(
-                *(
-                    (b.build_text, source, target, ctype, call.name)
-                    if isinstance(source, str)
-                    else (b.build_directory, source, target, ctype)
+            with self.lock.building():
+                built = await asyncio.to_thread(
+                    *(
+                        (b.build_text, source, target, ctype, call.name)
+                        if isinstance(source, str)
+                        else (b.build_directory, source, target, ctype)
+                    )
                 )
-            )
             async with self.lock:
                 if call.check is not None:
                     await call.check()
@@ -1861,11 +1916,10 @@ def tagged(tagger: Tagger, *args: Any, **kwargs: Any) -> Mapping[str, NodeTags]:
     (:func:`checked_tags`) before any tag of it is assigned or written. treehop's own
     ``IngestTagger`` is trusted (its answer is built by the code above, on every write)."""
 
-    def run() -> Mapping[str, NodeTags]:
-        answer = tagger.tag_nodes(*args, **kwargs)
-        return answer if type(tagger) is IngestTagger else checked_tags(answer)
-
-    return tagger_call(run)
+    # (the call, then the check: an async ``tag_nodes`` is refused by the call, its
+    # coroutine closed, before the check would name it a wrong shape; helper attacks75)
+    answer = tagger_call(lambda: tagger.tag_nodes(*args, **kwargs))
+    return answer if type(tagger) is IngestTagger else checked_tags(answer)
 
 
 def checked_tags(answer: object) -> Mapping[str, NodeTags]:
@@ -1883,12 +1937,19 @@ def checked_tags(answer: object) -> Mapping[str, NodeTags]:
 
     if not isinstance(answer, Mapping):
         raise refuse(f"a {type(answer).__name__[:100]}")
+    # What is checked is what is used: a plain dict of copies. Why (helper attacks75): the
+    # answer itself was handed on and read again by ``get``, which a caller's mapping
+    # answers as it likes (a ``Mapping`` whose ``__getitem__`` answers URIs its iteration
+    # never lists, a ``dict`` subclass overriding ``get``): tags never checked were written.
+    checked: dict[str, NodeTags] = {}
     for uri, got in answer.items():
         if not isinstance(uri, str):
             raise refuse(f"a key of type {type(uri).__name__[:100]}")
         if not isinstance(got, NodeTags):
             raise refuse(f"a {type(got).__name__[:100]} for {shown_name(uri)}")
+        kept: dict[str, list[str]] = {}
         for part, items in (("auto", got.auto), ("own_labels", got.own_labels)):
+            kept[part] = []
             if not isinstance(items, list | tuple):
                 raise refuse(f"{part}={type(items).__name__[:100]} for {shown_name(uri)}")
             if len(items) > tagmod.MAX_TAGS:  # (the bound of a tags= argument; lead, stop 63)
@@ -1902,7 +1963,11 @@ def checked_tags(answer: object) -> Mapping[str, NodeTags]:
                         f"{part} item {what[:200]} for {shown_name(uri)}, not a normalised "
                         + ("tag (source:label)" if part == "auto" else "label")
                     )
-    return answer
+                kept[part].append(item)
+        checked[uri] = NodeTags(
+            auto=kept["auto"][: tagmod.MAX_TAGS], own_labels=kept["own_labels"][: tagmod.MAX_TAGS]
+        )
+    return checked
 
 
 def _normalised(item: object, tag: bool) -> bool:

@@ -47,16 +47,20 @@ the same input again completes the write.
 from __future__ import annotations
 
 import inspect
+import operator
 import threading
 import weakref
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from numbers import Real
 from typing import Any
+
+import numpy as np
 
 from .._plugins import SHOWN_CHARS, call, failed, passes
 from ..errors import PartialWriteError, StoreError
 from ..models import Node
 from ..redaction import listed
-from .base import ScoredNode
+from .base import ScoredNode, StoreCapabilities
 
 _WRITE_METHODS = frozenset(
     {"upsert", "delete", "save", "set_tags", "put_state", "delete_state", "upsert_many"}
@@ -108,6 +112,21 @@ def _all(out: object, kind: type | tuple[type, ...]) -> bool:
     return isinstance(out, list | tuple) and all(isinstance(x, kind) for x in out)
 
 
+def _is_hit(hit: object) -> bool:
+    """``hit`` is a :class:`ScoredNode` whose scores are real numbers (the lexical one
+    ``None`` or a number) and whose ``matches`` is a truth value. Why (helper attacks75):
+    the guard checked the class only, and a store's hit scored with a string, ``None``, a
+    complex number or an array (a numpy row where a scalar was meant) raised a raw
+    ``TypeError`` / ``ValueError`` from the ranking of ``find`` and ``search``."""
+    return (
+        isinstance(hit, ScoredNode)
+        and isinstance(hit.score, Real)
+        and isinstance(hit.vector_score, Real)
+        and (hit.lexical_score is None or isinstance(hit.lexical_score, Real))
+        and isinstance(hit.matches, bool | np.bool_)
+    )
+
+
 def _checked(what: str, out: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """``out``, the answer of the store's method ``what``, if it has the protocol's shape;
     else a :class:`StoreError`.
@@ -118,8 +137,8 @@ def _checked(what: str, out: Any, args: tuple[Any, ...], kwargs: dict[str, Any])
     / ``ValueError`` from ``find``, ``ls`` or ``add_resource`` (helper attacks74). An item
     check is an ``isinstance`` each (a search answers ``limit`` hits); a list or tuple only.
     """
-    if what == "search" and not _all(out, ScoredNode):
-        raise _wrong(what, "a list of ScoredNode", out)
+    if what == "search" and not (isinstance(out, list | tuple) and all(map(_is_hit, out))):
+        raise _wrong(what, "a list of ScoredNode with real-number scores", out)
     if what == "children" and not _all(out, Node):
         raise _wrong(what, "a list of Node", out)
     if what == "get":
@@ -200,7 +219,10 @@ class _Method:
         if isinstance(out, Iterator):
             return _guarded_iter(self._name, out)
         if self._name in ("iter_nodes", "iter_uris"):
-            return _guarded_iter(self._name, iter(out))
+            # (an iterable whose ``__iter__`` raises, or answers no iterator: helper attacks75)
+            return _guarded_iter(
+                self._name, call(f"the store's {self._name[:100]}", StoreError, iter, out)
+            )
         return out
 
     def __repr__(self) -> str:
@@ -269,14 +291,27 @@ class GuardedStore:
             raise _foreign(attr, exc) from None
         if callable(value) and not isinstance(value, type):
             return _Method(attr, value, self)
+        if attr == "capabilities" and not isinstance(value, StoreCapabilities):
+            # (read at once: ``capabilities.remote``; None or a string was a raw
+            # ``AttributeError`` out of ``find`` and ``add_resource``; helper attacks75)
+            raise _wrong(attr, "a StoreCapabilities", value)
         return value
 
     def __setattr__(self, attr: str, value: Any) -> None:
         setattr(self._inner, attr, value)
 
     def __len__(self) -> int:
-        out: int = _Method("__len__", self._inner.__len__)()
-        return out
+        out = _Method("__len__", self._inner.__len__)()
+        # ``len()`` takes an int of at least 0 only: a store answering ``"3"``, ``3.0``,
+        # ``None`` or ``-1`` made ``len(store)`` (every write reads it) a raw ``TypeError`` /
+        # ``ValueError`` (helper attacks75). A numpy integer is an int here.
+        try:
+            n = operator.index(out)
+        except TypeError:
+            raise _wrong("__len__", "an int of at least 0", out) from None
+        if n < 0:
+            raise StoreError(f"the store's __len__ answered {n}; expected an int of at least 0")
+        return n
 
     def __repr__(self) -> str:
         try:
