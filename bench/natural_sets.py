@@ -351,6 +351,11 @@ change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py
   at its pages, the FAQ page at its groups, every question and the contents list deleted
   (:func:`split_x11vnc_readme`), beside the other pages and the man pages. Built in stop 63
   and measured once: an untuned check (helper heldout59).
+* ``xerces-c-faq``: Xerces-C++'s FAQ (Debian ``libxerces-c-doc``, ``html/faq-*-3.html``: five
+  pages of the Apache XML project's generated HTML, ~36 ``<a name="faq-N">`` entries, a bold
+  question over its answer): every question and each page's "Questions" box deleted
+  (:func:`split_xerces_faq`), beside the manual's other pages. Built in stop 64 and measured
+  once: an untuned check (helper heldout64).
 * ``xboard-faq``: XBoard and WinBoard's FAQ (Debian ``xboard``, ``FAQ.html``: hand-written
   HTML, ~60 labelled ``<h3>`` questions under four ``<h2>`` groups): every question and the
   contents lists deleted (:func:`split_xboard_faq`), beside the engine protocol page, the
@@ -485,6 +490,7 @@ HELD_OUT_SETS = (
     "fontforge-faq",
     "net-snmp-faq",
     "allegro-faq",
+    "xerces-c-faq",
 )
 """Natural-question sets that no screening script reads by default (``--sets`` names them):
 measured once per change as an untuned check of whether a method chosen on the sets above
@@ -11849,6 +11855,126 @@ def allegro_faq_set() -> NaturalSet:
     )
 
 
+# --------------------------------------------------------------------------------------
+# FAQ pages of the Apache XML project's generated HTML, laid out in tables (Xerces-C++)
+# --------------------------------------------------------------------------------------
+
+XERCES_C_PACKAGE = "libxerces-c-doc"
+XERCES_C_DOC = "usr/share/doc/libxerces-c-doc/html"
+XERCES_C_FAQ_PAGES = (
+    "faq-distrib-3.html",
+    "faq-build-3.html",
+    "faq-parse-3.html",
+    "faq-other-3.html",
+    "faq-contributing-3.html",
+)
+"""Xerces-C++'s FAQ as its authors keep it (the Apache Xerces project's ``faq-*.xml``, built
+into HTML by the project's site generator; Debian's ``libxerces-c-doc``,
+``/usr/share/doc/libxerces-c-doc/html``), five pages in the order the FAQ's index page
+(``faqs-3.html``) lists them. Each page: a banner and a menu of images, all laid out in
+tables; a "Questions" box (every question again, as in-page links); then the entries, each
+an anchor ``<A name="faq-1"><!--anchor--></A>`` before a title bar holding the question in
+bold (``<B>Why does my application crash when instantiating the parser?</B>``), the answer
+under it (paragraphs, lists, code); after the last entry the copyright line."""
+XERCES_C_INDEX = "faqs-3.html"
+"""The FAQ's index page (each FAQ page's title and every question again, as links: the
+contents): left out, as the pages' "Questions" boxes."""
+XERCES_C_MAX_PAGE_CHARS = 150_000
+"""A page over this (converted) stays out and is named (the value the other sets use, not
+chosen for this set)."""
+_XERCES_ENTRY = re.compile(r"<a\s+name=\"(faq-\d+)\"[^>]*>", re.IGNORECASE)
+_XERCES_QUESTION = re.compile(r"<b\b[^>]*>([^<]*(?:<(?!/?b\b)[^<]*)*)</b\s*>", re.IGNORECASE)
+_XERCES_FOOTER = re.compile(r"Copyright\s*(?:&copy;|\u00a9)", re.IGNORECASE)
+_LAYOUT_TAG = re.compile(r"</?(?:table|tbody|thead|tr|td|th)\b[^>]*>", re.IGNORECASE)
+
+
+def xerces_page_markdown(page_html: str) -> str:
+    """A page of the Apache XML project's generated HTML -> markdown: every table tag read as
+    a line break before :func:`page_to_markdown`, because the generator lays the whole page
+    out in tables (banner, menu, title bars, answers), so that the text reads as paragraphs
+    rather than as rows of ``|`` cells. A table of data in a page keeps its text, one cell a
+    line."""
+    return page_to_markdown(_LAYOUT_TAG.sub("<br>", page_html))
+
+
+def split_xerces_faq(page_html: str) -> tuple[str, list[tuple[str, str, str]]]:
+    """A Xerces-C++ FAQ page -> (the page as markdown without its questions or its
+    "Questions" box, [(anchor, question, answer)]).
+
+    An entry starts at an anchor ``<a name="faq-N">``. Everything before the first (the
+    banner, the menu and the "Questions" box: every question again) leaves the page; without
+    an entry the whole page stays. The entry's first bold text (``<b>`` up to its ``</b>``,
+    never over another ``<b>`` tag, so an unclosed one cannot run on: linear) is the question
+    (tags out, entities read, spaces folded) and leaves the page; the answer is the text after
+    it up to the next anchor or, for the last entry, the copyright line (in no answer; it
+    stays). Ids are the anchors (``faq-3``), a repeat ``-2``; an entry without a bold
+    question or without answer text asks nothing and stays whole."""
+    intro, spans, footer = _entry_spans_before_footer(page_html, _XERCES_ENTRY, _XERCES_FOOTER)
+    del intro  # banner, menu and the "Questions" box: the contents leave the page
+    parts: list[str] = []
+    qa: list[tuple[str, str, str]] = []
+    seen: dict[str, int] = {}
+    for m, end in spans:
+        entry = page_html[m.end() : end]
+        bold = _XERCES_QUESTION.search(entry)
+        question = xboard_heading_text(bold.group(1)) if bold else ""
+        answer = xerces_page_markdown(entry[bold.end() :]).strip() if bold else ""
+        if not question or not answer:
+            parts.append(xerces_page_markdown(entry).strip())
+            continue
+        qa.append((_repeat_id(seen, m.group(1)), question, answer))
+        parts.append(answer)
+    if not spans:
+        return _joined_parts([xerces_page_markdown(page_html).strip()]), qa
+    return _joined_parts([*parts, footer]), qa
+
+
+def xerces_c_faq_set() -> NaturalSet:
+    """Xerces-C++'s FAQ (Debian ``libxerces-c-doc``, five ``html/faq-*-3.html`` pages, ~36
+    questions in bold over their answers, "Why does my application crash after calling
+    XMLPlatformUtils::Terminate()?"), each page as ``<page>.md`` with every question and its
+    "Questions" box deleted (:func:`split_xerces_faq`), beside the manual's other pages
+    (every ``html/*.html`` but the FAQ's index :data:`XERCES_C_INDEX`; the API reference
+    ``apiDocs-3/`` out), each up to :data:`XERCES_C_MAX_PAGE_CHARS`. Ids are the page and
+    the anchor (``xerces-c-faq:faq-parse-3/faq-5``). Entries whose answer is under
+    :data:`MIN_ANSWER_WORDS` words are left out and named. Built in stop 64 and measured
+    once, with no change to the retriever: an untuned check (helper heldout64)."""
+    root, doc, _first = _packaged_doc(XERCES_C_PACKAGE, XERCES_C_DOC, XERCES_C_FAQ_PAGES[0])
+    files: dict[str, str] = {}
+    asked: list[NaturalQuestion] = []
+    faq_pages: list[str] = []
+    for name in XERCES_C_FAQ_PAGES:
+        path = doc / name
+        if not path.is_file():
+            continue
+        stem = name.removesuffix(".html")
+        text, qa = split_xerces_faq(_doc_text(path, "utf-8"))
+        files[f"{stem}.md"] = text
+        faq_pages.append(f"{stem}.md")
+        ids = [(f"{stem}/{k}", q, a) for k, q, a in qa]
+        asked += _faq_questions("xerces-c-faq", ids, f"{stem}.md")
+    skip = {*XERCES_C_FAQ_PAGES, XERCES_C_INDEX}
+    others = sorted(p.name for p in doc.glob("*.html") if p.is_file() and p.name not in skip)
+    kept, too_long = _add_pages(
+        files, doc, others, "utf-8", XERCES_C_MAX_PAGE_CHARS, to_markdown=xerces_page_markdown
+    )
+    return _judged_package_set(
+        "xerces-c-faq",
+        root,
+        files,
+        asked,
+        lambda version, unjudged: (
+            f"Xerces-C++ FAQ from {XERCES_C_PACKAGE} {version} ({len(faq_pages)} faq-*.html "
+            'pages, each one page; their questions and "Questions" boxes deleted, the FAQ '
+            f"index {XERCES_C_INDEX} out) + the manual's other pages ({len(kept)} files; left "
+            f"out, over {XERCES_C_MAX_PAGE_CHARS} chars: {', '.join(too_long) or 'none'}); the "
+            "API reference apiDocs-3, NEWS.Debian, NOTICE, changelog and copyright out; answer "
+            "= the text after the bold question up to the next entry; left out, answer under "
+            f"{MIN_ANSWER_WORDS} words: {' | '.join(unjudged) or 'none'}"
+        ),
+    )
+
+
 BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "django-faq": lambda emb: django_faq_set(),
     "gitfaq": lambda emb: gitfaq_set(),
@@ -11924,6 +12050,7 @@ BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "fontforge-faq": lambda emb: fontforge_faq_set(),
     "net-snmp-faq": lambda emb: net_snmp_faq_set(),
     "allegro-faq": lambda emb: allegro_faq_set(),
+    "xerces-c-faq": lambda emb: xerces_c_faq_set(),
     "cranfield": cranfield_set,
     "pytest-derived": lambda emb: pytest_derived_set(),
 }
