@@ -144,3 +144,30 @@ def test_any_unknown_keys_are_named_first_few_then_counted(keys: list[str]) -> N
         assert text.endswith(f"; and {len(keys) - 10} more")
     else:
         assert text.endswith("Extra inputs are not permitted")
+
+
+@pytest.mark.parametrize("method", ["init", "model_validate", "model_validate_json"])
+def test_a_config_chains_pydantic_s_error_only_while_it_is_short(method: str) -> None:
+    """The lead (leftovers64's open item): a config keeps pydantic's ``ValidationError`` as
+    the printed cause for a few problems (``test_config_errors`` relies on it), but 20,000
+    unknown keys printed a 2.95 MB traceback beside a 399-character message. Past the ten
+    problems the message names the cause is dropped from the printout; ``errors`` keeps all."""
+    from treehop.config import RetrievalConfig
+
+    def built(data: dict[str, Any]) -> InvalidConfigError:
+        with pytest.raises(InvalidConfigError) as info:
+            if method == "init":
+                RetrievalConfig(**data)
+            elif method == "model_validate":
+                RetrievalConfig.model_validate(data)
+            else:
+                RetrievalConfig.model_validate_json(json.dumps(data))
+        return info.value
+
+    few = built({"alpah": 0.5})
+    assert isinstance(few.__cause__, ValidationError)
+    many = built({f"unknown_{i}": i for i in range(20_000)})
+    assert many.__cause__ is None and many.__suppress_context__
+    assert len(many.errors) == 20_000
+    printed = "".join(traceback.format_exception(many))
+    assert len(printed) < 5_000, len(printed)

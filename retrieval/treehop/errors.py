@@ -141,7 +141,8 @@ class InvalidConfigError(TreehopError, ValueError):
 
     ``errors`` holds pydantic's structured detail (``ValidationError.errors()`` without the
     offending input values, which may be secrets); the ``ValidationError`` itself is the
-    ``__cause__``, rendered without input values too."""
+    ``__cause__``, rendered without input values too, while it holds at most ten problems
+    (the ones the message names: past them a printed cause only adds length)."""
 
     def __init__(self, message: str, errors: list[dict[str, object]] | None = None) -> None:
         super().__init__(message)
