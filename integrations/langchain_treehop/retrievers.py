@@ -73,7 +73,13 @@ from treehop.postprocess import group_chunks
 from treehop.redaction import first_few, listed, redact, redact_url
 from treehop.search_options import SearchKwargs
 from treehop.stage_events import stage_events
-from treehop.validation import MAX_LIMIT, check_dense_weight, check_query, check_threshold
+from treehop.validation import (
+    MAX_LIMIT,
+    check_dense_weight,
+    check_query,
+    check_threshold,
+    integral,
+)
 
 from .chat_models import LangChainChatLLM
 from .documents import CONTENT_FIELDS, SOURCE, ContentField, context_to_document
@@ -218,6 +224,15 @@ class TreehopRetrievalOptions(BaseModel):
     lambda_mult: float | None = Field(default=None, ge=0.0, le=1.0)
     """``search_type="mmr"`` only: 1 is relevance alone, 0 diversity alone (``None``:
     :data:`MMR_LAMBDA_MULT`)."""
+
+    @field_validator("k", "chunk_diffusion_count", "fetch_k", mode="before")
+    @classmethod
+    def _numpy_integer(cls, v: Any) -> Any:
+        # A numpy integer is an integer to its caller (``k=np.int64(3)`` was a pydantic
+        # ``int_type`` error under ``strict=True``; the core's checks take it too): made a
+        # Python int here, before the strict check, which still refuses ``"3"`` and ``3.0``.
+        n = integral(v)
+        return v if n is None else n
 
     @field_validator("target_uri", mode="before")
     @classmethod

@@ -36,6 +36,7 @@ from .errors import (
 from .ingest.loaders import check_text_size as ingest_size_check
 from .models import ContextType, RetrievalMode
 from .redaction import listed
+from .validation import integral
 
 MAX_NAME_CHARS = 255
 MAX_TARGETS = 100
@@ -160,11 +161,12 @@ def check_bool(value: object, what: str) -> bool:
 
 
 def check_depth(value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
+    n = integral(value)
+    if n is None:
         raise InvalidQueryError(f"depth must be an integer, got {_short(value)}")
-    if not 0 <= value <= MAX_TREE_DEPTH:
-        raise InvalidQueryError(f"depth must be in 0..{MAX_TREE_DEPTH}, got {value}")
-    return value
+    if not 0 <= n <= MAX_TREE_DEPTH:
+        raise InvalidQueryError(f"depth must be in 0..{MAX_TREE_DEPTH}, got {_short(value)}")
+    return n
 
 
 def check_session_id(value: object) -> str | None:

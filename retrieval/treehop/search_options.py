@@ -23,7 +23,7 @@ from .postprocess import check_controls
 from .redaction import listed
 from .stores.base import build_frozen
 from .timestamps import TimeLike
-from .validation import check_dense_weight, check_limit, check_threshold, shown_value
+from .validation import check_dense_weight, check_limit, check_threshold, integral, shown_value
 
 
 class SearchKwargs(TypedDict, total=False):
@@ -218,10 +218,11 @@ def check_slot_chars(value: object) -> int | None:
     """``slot_chars``: ``None`` (the config's) or an integer in ``[0, MAX_SLOT_CHARS]``."""
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, int):
+    n = integral(value)
+    if n is None:
         raise InvalidQueryError(f"slot_chars must be an integer or None, got {shown_value(value)}")
-    if not 0 <= value <= MAX_SLOT_CHARS:
+    if not 0 <= n <= MAX_SLOT_CHARS:
         raise InvalidQueryError(
             f"slot_chars must be in [0, {MAX_SLOT_CHARS}], got {shown_value(value)}"
         )
-    return value
+    return n

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numbers
 import unicodedata
 from collections.abc import Iterable, Sequence
 
@@ -143,25 +144,50 @@ def shown_value(value: object) -> str:
     return redact(text if len(text) <= 100 else f"{text[:97]}...")
 
 
+def integral(value: object) -> int | None:
+    """``value`` as a Python ``int`` when it is an integer (an ``int`` or a numpy integer:
+    ``numbers.Integral``), never a bool; else ``None``. Why (helper attacks75's open item):
+    ``find(limit=np.int64(3))`` was refused while the configs took numpy numbers, and a
+    ``k`` computed with numpy (``np.argmax``, ``len(array) // 2`` on an array's shape) is
+    an integer to its caller. A float, even ``3.0``, stays refused, as Python's ``range``
+    refuses it."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        return None
+    return int(value)
+
+
+def real(value: object) -> float | int | None:
+    """``value`` as a Python number when it is a real number (``int``, ``float``, a numpy
+    number, a ``Fraction``: ``numbers.Real``), never a bool; else ``None`` (an int stays an
+    int, so an over-large one can still be told by its size)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        return None
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    return float(value)
+
+
 def check_limit(limit: object, name: str = "limit") -> int:
-    if isinstance(limit, bool) or not isinstance(limit, int):
+    n = integral(limit)
+    if n is None:
         raise InvalidQueryError(f"{name} must be an integer, got {shown_value(limit)}")
-    if not 1 <= limit <= MAX_LIMIT:
+    if not 1 <= n <= MAX_LIMIT:
         raise InvalidQueryError(
             f"{name} must be between 1 and {MAX_LIMIT}, got {shown_value(limit)}"
         )
-    return limit
+    return n
 
 
 def check_threshold(value: float | None, name: str = "score_threshold") -> float | None:
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
+    number = real(value)
+    if number is None:
         raise InvalidQueryError(f"{name} must be a number, got {shown_value(value)}")
     try:
-        f = float(value)
+        f = float(number)
     except OverflowError:
-        bits = value.bit_length() if isinstance(value, int) else 0
+        bits = number.bit_length() if isinstance(number, int) else 0
         raise InvalidQueryError(f"{name} out of range (an integer of {bits} bits)") from None
     if not -1e9 < f < 1e9:
         raise InvalidQueryError(f"{name} out of range: {shown_value(value)}")
@@ -171,13 +197,10 @@ def check_threshold(value: float | None, name: str = "score_threshold") -> float
 def check_dense_weight(value: float | None) -> float | None:
     if value is None:
         return None
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, (int, float))
-        or not 0.2 <= value <= 1  # False for NaN too
-    ):
+    number = real(value)
+    if number is None or not 0.2 <= number <= 1:  # False for NaN too
         raise InvalidQueryError(f"dense_weight must be in [0.2, 1], got {shown_value(value)}")
-    return float(value)
+    return float(number)
 
 
 def as_list(value: str | Sequence[str] | None) -> list[str]:
