@@ -1,0 +1,107 @@
+"""bench/ctx64_diag.py (helper quality64): its screened packing orders replay the library's
+order exactly when switched off, and move what they say they move when on; the first-rank
+helper the diagnosis rests on."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+
+import ctx64_diag as cx
+import treehop.context_assembly as ca
+from treehop.models import ChunkContext, ContextType, MatchedContext
+
+ROOT = "viking://resources/docs"
+
+
+def _ext(doc: str, i: int, position: int, score: float, own: float | None = None) -> ChunkContext:
+    return ChunkContext(
+        uri=f"{ROOT}/{doc}#chunk-{i}",
+        chunk_index=i,
+        score=score,
+        own_score=own,
+        content=f"{doc} chunk {i} text.",
+        position=position,
+    )
+
+
+def _slot(
+    doc: str, i: int, score: float, exts: list[ChunkContext], own: float | None = None
+) -> MatchedContext:
+    return MatchedContext(
+        uri=f"{ROOT}/{doc}#chunk-{i}",
+        context_type=ContextType.RESOURCE,
+        is_leaf=True,
+        abstract="",
+        content=f"{doc} hit {i}.",
+        score=score,
+        own_score=own,
+        chunk_index=i,
+        collapsed=exts,
+    )
+
+
+def _slots() -> list[MatchedContext]:
+    return [
+        _slot("a.md", 3, 0.9, [_ext("a.md", 4, 1, 0.4), _ext("a.md", 2, -1, 0.3)], own=0.8),
+        _slot("b.md", 7, 0.8, [_ext("b.md", 8, 1, 0.75, own=0.7), _ext("b.md", 9, 2, 0.2)], 0.6),
+        _slot("c.md", 2, 0.7, [], own=0.65),
+    ]
+
+
+def _uris(order: list[MatchedContext]) -> list[str]:
+    return [m.uri.rsplit("/", 1)[-1] for m in order]
+
+
+def test_off_is_the_librarys_order() -> None:
+    """With both changes off the replay is ``_by_score`` itself (order and conditions)."""
+    for whole in (0, 1, 2):
+        ranked = _slots()
+        expected = ca._unfold_turns(ranked, whole)
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(ca, "_by_score", cx.by_score_after)
+            got = ca._unfold_turns(_slots(), whole)
+        assert _uris(got[0]) == _uris(expected[0])
+        assert got[2] == expected[2]
+
+
+def test_after_one_puts_the_next_hit_before_the_top_passage() -> None:
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(ca, "_by_score", lambda s, w=None: cx.by_score_after(s, w, after=1))
+        order, _, needs = ca._unfold_turns(_slots(), 1)
+    names = _uris(order)
+    # a's extensions wait for b's hit; b's +1 (0.75) still beats c's hit (0.7) by score
+    assert names[:4] == ["a.md#chunk-3", "b.md#chunk-7", "a.md#chunk-2", "a.md#chunk-4"]
+    assert names.index("b.md#chunk-8") < names.index("c.md#chunk-2")
+    assert needs[names.index("b.md#chunk-9")] == f"{ROOT}/b.md#chunk-8"
+
+
+def test_with_hit_takes_an_extension_that_beats_its_hit() -> None:
+    slots = _slots()
+    # b's +1 chunk: ranked score 0.5 (below c's hit, so by score it waits for c), own score
+    # 0.7 against b's hit's 0.6
+    b = slots[1]
+    slots[1] = b.model_copy(
+        update={"collapsed": [_ext("b.md", 8, 1, 0.5, own=0.7), _ext("b.md", 9, 2, 0.2)]}
+    )
+    plain = _uris(ca._unfold_turns(slots, 1)[0])
+    assert plain.index("b.md#chunk-8") > plain.index("c.md#chunk-2")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(ca, "_by_score", lambda s, w=None: cx.by_score_after(s, w, with_hit=True))
+        order, _, needs = ca._unfold_turns(slots, 1)
+    names = _uris(order)
+    assert names.index("b.md#chunk-8") == names.index("b.md#chunk-7") + 1
+    assert names.index("b.md#chunk-8") < names.index("c.md#chunk-2")
+    assert needs[names.index("b.md#chunk-8")] == f"{ROOT}/b.md#chunk-7"
+    # the far chunk (own score unknown) still waits, continuing the near one
+    assert needs[names.index("b.md#chunk-9")] == f"{ROOT}/b.md#chunk-8"
+
+
+def test_first_rank() -> None:
+    assert cx.first_rank([frozenset(), frozenset({"a0"})]) == 2
+    assert cx.first_rank([frozenset({"a1"})]) == 1
+    assert cx.first_rank([frozenset(), frozenset()]) is None
