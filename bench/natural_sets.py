@@ -356,6 +356,10 @@ change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py
   question over its answer): every question and each page's "Questions" box deleted
   (:func:`split_xerces_faq`), beside the manual's other pages. Built in stop 64 and measured
   once: an untuned check (helper heldout64).
+* ``freeciv-faq``: Freeciv's FAQ (Debian ``freeciv-data``, ``FAQ.gz``: the wiki's FAQ page as
+  plain text, ~52 numbered questions in four groups between lines of dashes): every question
+  and the contents list deleted (:func:`split_freeciv_faq`), beside the English notes and the
+  man page. Built in stop 64 and measured once: an untuned check (helper heldout65).
 * ``xboard-faq``: XBoard and WinBoard's FAQ (Debian ``xboard``, ``FAQ.html``: hand-written
   HTML, ~60 labelled ``<h3>`` questions under four ``<h2>`` groups): every question and the
   contents lists deleted (:func:`split_xboard_faq`), beside the engine protocol page, the
@@ -491,6 +495,7 @@ HELD_OUT_SETS = (
     "net-snmp-faq",
     "allegro-faq",
     "xerces-c-faq",
+    "freeciv-faq",
 )
 """Natural-question sets that no screening script reads by default (``--sets`` names them):
 measured once per change as an untuned check of whether a method chosen on the sets above
@@ -11975,6 +11980,135 @@ def xerces_c_faq_set() -> NaturalSet:
     )
 
 
+# --------------------------------------------------------------------------------------
+# A plain-text FAQ of numbered entries between rules, from a wiki export (Freeciv)
+# --------------------------------------------------------------------------------------
+
+FREECIV_PACKAGE = "freeciv-data"
+FREECIV_DOC = "usr/share/doc/freeciv-data"
+FREECIV_FAQ = "FAQ.gz"
+"""Freeciv's FAQ as its authors keep it (the project wiki's FAQ page, exported to text for
+the source's ``doc/FAQ``; Debian's ``freeciv-data``, ``/usr/share/doc/freeciv-data/FAQ.gz``):
+a centred title, the line "(from https://www.freeciv.org/wiki/FAQ)", a "Contents" list (every
+group and question again, numbered and indented), then blocks between lines of dashes
+(``-------``): a group's title (``1 Gameplay``, ``5 Mac OS X`` with a paragraph under it) or
+an entry, its numbered question at column 0 and wrapped at column 0 (``1.12 Can I build up
+the palace or throne room as in the commercial Civilization`` / ``games?``), a blank line,
+the answer indented (paragraphs, lists, commands). Players' questions and problem reports
+("3.6 "cannot open display :0"", "1.23 I want more action.")."""
+FREECIV_TEXTS = (
+    "README.gz",
+    "HOWTOPLAY.gz",
+    "README.governor.gz",
+    "README.fcdb.gz",
+    "README.modpack_installer.gz",
+    "BUGS",
+    "README.Debian",
+)
+"""The package's English notes in the FAQ's folder (the README, how to play, the city
+governor, the player database, the modpack installer, reporting bugs, Debian's note): in, as
+text. Left out: their translations (``README.de.gz``, ``BUGS.sv``, ...), ``NEWS.gz`` and
+``NEWS-3.0.gz`` (release notes), the changelogs, the copyright."""
+FREECIV_MAN = ("usr/share/man/man6/freeciv-client.6.gz",)
+"""The package's man page (the client's options): in under ``man/`` up to the page limit."""
+FREECIV_MAX_PAGE_CHARS = 150_000
+"""A note or man page over this stays out and is named (the value the other sets use, not
+chosen for this set)."""
+_FREECIV_RULE = re.compile(r"^-{3,}[ \t]*$")
+_FREECIV_HEAD = re.compile(r"^(\d+(?:\.\d+)*)\.?[ \t]+(\S.*)$")
+_FREECIV_CONTENTS = re.compile(r"^[ \t]*Contents[ \t]*$")
+
+
+def split_freeciv_faq(text: str) -> tuple[str, list[tuple[str, str, str]]]:
+    """Freeciv's ``FAQ`` (plain text) -> (the FAQ as one markdown page without its questions
+    or its contents list, [(number, question, answer)]), in one pass over the lines.
+
+    The text before the first rule (a line of three or more dashes) is the title and the
+    contents: its lines from a line reading "Contents" on leave the page (every question
+    again); without that line it stays whole. After it, each block between rules starts at
+    its first non-blank line: a heading when it opens at column 0 with a number
+    (``3.16 How can I add ...``), running on over the non-blank lines after it (wrapped at
+    column 0) up to a blank line. A number without a dot (``1 Gameplay``) is a group's
+    title: kept as a ``##`` heading, its text kept, asking nothing. A number with one
+    (``1.12``) is an entry: its heading without the number, spaces folded, is the question
+    and leaves the page; the rest of the block up to the next rule, dedented, is its answer.
+    An entry with no answer text, and a block that opens with no number, stay as text and
+    ask nothing. The rules leave the page. Ids are the numbers (``3.16``), a repeat ``-2``.
+    Each line is read once: linear."""
+    lines = text.split("\n")
+    page: list[str] = []
+    qa: list[tuple[str, str, str]] = []
+    seen: dict[str, int] = {}
+    first_rule = next((i for i, ln in enumerate(lines) if _FREECIV_RULE.match(ln)), len(lines))
+    contents = next((i for i in range(first_rule) if _FREECIV_CONTENTS.match(lines[i])), first_rule)
+    page.append("\n".join(ln.strip() for ln in lines[:contents]))
+
+    def close(block: list[str]) -> None:
+        """One block between rules: a group title, an entry, or text."""
+        start = next((i for i, ln in enumerate(block) if ln.strip()), len(block))
+        head = _FREECIV_HEAD.match(block[start]) if start < len(block) else None
+        if head is None:
+            page.append(textwrap.dedent("\n".join(block)).strip())
+            return
+        end = next((i for i in range(start + 1, len(block)) if not block[i].strip()), len(block))
+        number = head.group(1)
+        title = _norm(" ".join([head.group(2), *block[start + 1 : end]]))
+        rest = textwrap.dedent("\n".join(ln.rstrip() for ln in block[end:])).strip()
+        rest = re.sub(r"\n{3,}", "\n\n", rest)
+        if "." not in number:
+            page.extend([f"## {number} {title}", rest])
+        elif rest:
+            qa.append((_repeat_id(seen, number), title, rest))
+            page.append(rest)
+        else:
+            page.append(f"{number} {title}")
+
+    block: list[str] = []
+    for line in lines[first_rule + 1 :]:
+        if _FREECIV_RULE.match(line):
+            close(block)
+            block = []
+        else:
+            block.append(line)
+    if first_rule < len(lines):
+        close(block)
+    return _joined_parts(page), qa
+
+
+def freeciv_faq_set() -> NaturalSet:
+    """Freeciv's FAQ (Debian ``freeciv-data``, ``FAQ.gz``: ~52 numbered questions in four
+    groups, "1.17 I am far superior to my opponent but their last city is on a 1x1 island so
+    I cannot conquer it, and they won't give up. What can I do?") as one page ``FAQ.md``
+    with every question and the contents list deleted (:func:`split_freeciv_faq`), beside
+    the package's English notes (:data:`FREECIV_TEXTS`, as text) and its man page
+    (:data:`FREECIV_MAN`), each up to :data:`FREECIV_MAX_PAGE_CHARS`. Ids are the FAQ's
+    numbers (``freeciv-faq:3.16``). Entries whose answer is under :data:`MIN_ANSWER_WORDS`
+    words are left out and named. Built in stop 64 and measured once, with no change to the
+    retriever: an untuned check (helper heldout65)."""
+    root, doc, faq_path = _packaged_doc(FREECIV_PACKAGE, FREECIV_DOC, FREECIV_FAQ)
+    text, qa = split_freeciv_faq(_doc_text(faq_path, "utf-8"))
+    files = {"FAQ.md": text}
+    asked = _faq_questions("freeciv-faq", qa, "FAQ.md")
+    notes = _add_notes(files, doc, FREECIV_TEXTS)
+    notes += [f"man/{m}.md" for m in _add_man_pages(files, root, FREECIV_MAN)]
+    kept, too_long = _drop_too_long(files, notes, FREECIV_MAX_PAGE_CHARS)
+    return _judged_package_set(
+        "freeciv-faq",
+        root,
+        files,
+        asked,
+        lambda version, unjudged: (
+            f"Freeciv FAQ from {FREECIV_PACKAGE} {version} (FAQ.gz, one page; its "
+            f"{len(qa)} numbered questions and the contents list deleted, the group titles "
+            f"kept) + the English notes and the man page ({len(kept)} files; left out, over "
+            f"{FREECIV_MAX_PAGE_CHARS} chars: {', '.join(too_long) or 'none'}); translations, "
+            "NEWS, changelogs and copyright out; answer = the text after the question up to "
+            f"the next rule; left out, answer under {MIN_ANSWER_WORDS} words: "
+            f"{' | '.join(unjudged) or 'none'}"
+        ),
+    )
+
+
 BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "django-faq": lambda emb: django_faq_set(),
     "gitfaq": lambda emb: gitfaq_set(),
@@ -12051,6 +12185,7 @@ BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "net-snmp-faq": lambda emb: net_snmp_faq_set(),
     "allegro-faq": lambda emb: allegro_faq_set(),
     "xerces-c-faq": lambda emb: xerces_c_faq_set(),
+    "freeciv-faq": lambda emb: freeciv_faq_set(),
     "cranfield": cranfield_set,
     "pytest-derived": lambda emb: pytest_derived_set(),
 }
