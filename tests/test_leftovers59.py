@@ -120,6 +120,7 @@ def test_add_resource_signature_is_the_public_one_and_the_check_does_not_leak() 
         "metadata",
         "progress",
         "is_text",
+        "exclude",
     ]
     assert not hasattr(AsyncTreehop, "_add_resource")
     assert list(inspect.signature(Treehop.add_resource).parameters)[1:] == params[1:]

@@ -76,6 +76,7 @@ from .errors import (
 )
 from .fusion import fuse_query_results
 from .hierarchical_retriever import HierarchicalRetriever, RetrievalRequest
+from .ingest.exclude import check_exclude
 from .ingest.loaders import MAX_FILE_BYTES, SKIP_SUFFIXES, check_skip_suffixes
 from .ingest.summaries import ExtractiveSummarizer, Summarizer
 from .ingest.tree_builder import segment
@@ -428,6 +429,7 @@ class AsyncTreehop:
         metadata: Mapping[str, Any] | None = None,
         progress: ProgressCallback | None = None,
         is_text: bool | None = None,
+        exclude: Sequence[str] | None = None,
     ) -> AddResult:
         """Ingest a directory, a file, or a text into the tree and index it.
 
@@ -445,6 +447,14 @@ class AsyncTreehop:
         ``name`` is its shown name. So ``add_resource(text, name="note-2",
         target_uri="viking://resources/notes")`` replaces what ``notes`` held: give each
         resource its own ``target_uri`` (``.../notes/note-2``) to keep them side by side.
+
+        ``exclude`` (a list of glob patterns: ``["developers-reference.html", "_static/"]``)
+        leaves files and folders out of a folder's walk, matched on each one's POSIX path
+        relative to the folder given (rules: :mod:`treehop.ingest.exclude`; a name alone
+        matches at any depth, a folder matched leaves its subtree out). A file given by
+        itself is read whatever it says, as with ``skip_suffixes``; a text refuses it. What
+        it left out is named in :attr:`AddResult.excluded`, and a re-add under new patterns
+        deletes what they now leave out.
         """
         self._check_open()
         t0 = time.perf_counter()
@@ -457,6 +467,7 @@ class AsyncTreehop:
         metadata = argmod.check_metadata(metadata)
         argmod.check_progress(progress)
         user_tags = tagmod.user_tags(tags)
+        excluded = check_exclude(exclude)
         if is_text is None:
             is_path = is_path_like(path_or_text)
             if not is_path and argmod.looks_like_path(str(path_or_text)):
@@ -466,6 +477,10 @@ class AsyncTreehop:
                 )
         else:
             is_path = not is_text
+        if excluded and not is_path:
+            raise InvalidQueryError(
+                "exclude= leaves files out of a folder's walk; a text has none to leave out"
+            )
         meta = dict(metadata or {})
         memory_check = _MEMORY_TARGET_CHECK.get()
         # Taken, not just read: every thread and task this call starts copies the context,
@@ -486,7 +501,7 @@ class AsyncTreehop:
             if memory_check is None:  # (add_memory's checked its place already)
                 await check()
             return await self.writer.add(
-                p, target, AddCall(user_tags, meta, progress, t0, check=check)
+                p, target, AddCall(user_tags, meta, progress, t0, check=check, exclude=excluded)
             )
         text = argmod.check_text_size(str(path_or_text))
         if target_uri is None and name is None:

@@ -42,6 +42,7 @@ from ..errors import (
     SessionNotFoundError,
     TreehopError,
 )
+from ..ingest.exclude import check_exclude
 from ..ingest.loaders import (
     MAX_FILE_BYTES,
     SKIP_DIRS,
@@ -331,6 +332,7 @@ def cmd_index(ctx: _Ctx) -> int:
         )
     user_tags = tagmod.user_tags(a.tag or None, "--tag")
     skip = _skip_suffixes(a.skip_suffixes)
+    exclude = _exclude(a.exclude)
     progress = render.Progress(ctx.err, mode=a.progress)
     progress.note(f"reading and summarising {src} …")
     fresh = not ctx.index.exists()
@@ -341,7 +343,11 @@ def cmd_index(ctx: _Ctx) -> int:
             if skip is not None:
                 client.aio.writer.builder.skip_suffixes = skip
             res: AddResult = client.add_resource(
-                src, target_uri=a.target_uri, tags=user_tags or None, progress=progress
+                src,
+                target_uri=a.target_uri,
+                tags=user_tags or None,
+                progress=progress,
+                exclude=exclude,
             )
             total = len(client.store)
             root = client.aio.display(res.root_uri)
@@ -391,6 +397,11 @@ def cmd_index(ctx: _Ctx) -> int:
             "page asset (a style sheet, script or Sphinx source copy; --skip-suffixes)",
             "page assets (style sheets, scripts, Sphinx source copies; --skip-suffixes)",
             assets,
+        ),
+        (
+            "file or folder matched by --exclude",
+            "files or folders matched by --exclude",
+            res.excluded,
         ),
         (
             "other file (empty or a link)",
@@ -842,6 +853,23 @@ def _skip_suffixes(value: str | None) -> frozenset[str] | None:
         ) from None
 
 
+def _exclude(value: list[str] | None) -> list[str] | None:
+    """``--exclude``'s patterns (repeatable) checked before the index is opened, so a bad one
+    is a usage error naming it and nothing is created."""
+    if not value:
+        return None
+    try:
+        check_exclude(value)
+    except InvalidQueryError as e:
+        raise CliError(
+            f"--{e}",
+            ExitCode.USAGE,
+            "give glob patterns relative to the folder, such as --exclude "
+            "developers-reference.html --exclude '_static/'",
+        ) from None
+    return value
+
+
 def _positive_int(text: str) -> int:
     try:
         value = int(text)
@@ -1014,6 +1042,15 @@ def build_parser() -> argparse.ArgumentParser:
         type=_positive_int,
         metavar="N",
         help=f"skip files larger than this (default {MAX_FILE_BYTES}: 5 MB)",
+    )
+    p.add_argument(
+        "--exclude",
+        action="append",
+        metavar="PATTERN",
+        help="leave out the files and folders this glob matches, on their path relative to "
+        "the folder (repeatable): a name alone matches at any depth (developers-reference.html, "
+        "'*.pdf'), one with a / from the top ('api/*.html', '**/_build/**'), a trailing / "
+        "folders only; * never crosses /. A file given by itself is always read",
     )
     p.add_argument(
         "--skip-suffixes",

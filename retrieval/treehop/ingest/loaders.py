@@ -9,6 +9,7 @@ import stat
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from itertools import compress
 from pathlib import Path
 
 import numpy as np
@@ -18,6 +19,7 @@ from .. import uri as urimod
 from .._fdread import read_to_end
 from ..errors import IngestError, InputTooLargeError, InvalidQueryError
 from ..validation import is_blank, unneeded_format_at
+from .exclude import NO_EXCLUDE, Exclude
 from .markup import html_to_markdown, looks_like_rst
 
 MARKDOWN_EXT = {".md", ".markdown", ".mdx"}
@@ -245,6 +247,8 @@ class LoadReport:
     skipped_dirs: list[str] = field(default_factory=list)
     skipped_hidden: list[str] = field(default_factory=list)
     skipped_names: list[str] = field(default_factory=list)
+    excluded: list[str] = field(default_factory=list)
+    """Files and folders (``name/``) a folder walk's ``exclude`` patterns left out."""
 
 
 _UNSHOWN_NAME = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
@@ -588,12 +592,13 @@ def walk(
     max_bytes: int = MAX_FILE_BYTES,
     max_depth: int = MAX_DIR_DEPTH,
     skip_suffixes: frozenset[str] = SKIP_SUFFIXES,
+    exclude: Exclude = NO_EXCLUDE,
 ) -> LoadReport:
     """Read every text file under ``root`` (sorted, hidden and tool directories skipped).
 
     A single file over ``max_bytes`` raises :class:`InputTooLargeError`; inside a directory it
     is skipped and reported."""
-    entries, report = scan(root, max_bytes, max_depth, skip_suffixes)
+    entries, report = scan(root, max_bytes, max_depth, skip_suffixes, exclude)
     with FolderCursor() as folders:
         for e in entries:
             single = e.path == str(root)
@@ -616,11 +621,12 @@ def scan(
     max_bytes: int = MAX_FILE_BYTES,
     max_depth: int = MAX_DIR_DEPTH,
     skip_suffixes: frozenset[str] = SKIP_SUFFIXES,
+    exclude: Exclude = NO_EXCLUDE,
 ) -> tuple[list[FileEntry], LoadReport]:
     """The files :func:`walk` would read, in its order, with their size and mtime, without
     reading any: what an incremental re-add compares with its manifest before reading.
     The report holds what was skipped by name or type (nothing read yet)."""
-    found, report = scan_columns(root, max_bytes, max_depth, skip_suffixes)
+    found, report = scan_columns(root, max_bytes, max_depth, skip_suffixes, exclude)
     sizes, mtimes = found.sizes.tolist(), found.mtimes.tolist()
     entries = [
         FileEntry(rel, found.path(i), sizes[i], mtimes[i]) for i, rel in enumerate(found.rels)
@@ -660,12 +666,15 @@ def scan_columns(
     max_bytes: int = MAX_FILE_BYTES,
     max_depth: int = MAX_DIR_DEPTH,
     skip_suffixes: frozenset[str] = SKIP_SUFFIXES,
+    exclude: Exclude = NO_EXCLUDE,
 ) -> tuple[Scanned, LoadReport]:
     """:func:`scan` as columns: a preorder walk (a directory's files sorted by name, then its
     subdirectories sorted, as ``os.walk`` top-down), one ``lstat`` per file (``os.scandir``
     classifies entries without one), nothing read. Symlinked directories are not entered;
     directories that cannot be listed are passed over, as ``os.walk`` does. Files with a
-    suffix in ``skip_suffixes`` are left out of a folder's walk (:data:`SKIP_SUFFIXES`)."""
+    suffix in ``skip_suffixes`` are left out of a folder's walk (:data:`SKIP_SUFFIXES`), as
+    are files and folders ``exclude`` matches (:mod:`treehop.ingest.exclude`; a folder it
+    matches is not entered). A file given by itself is read whatever either says."""
     if not root.exists():
         raise IngestError(f"path does not exist: {root}")
     report = LoadReport()
@@ -718,7 +727,9 @@ def scan_columns(
                 os.close(dir_fd)
             continue
         try:
-            _scan_listed(listed, path, rel_dir, rels, sizes, mtimes, dirs, counts, stack, report)
+            _scan_listed(
+                listed, path, rel_dir, rels, sizes, mtimes, dirs, counts, stack, report, exclude
+            )
         finally:
             # (after every stat and type check of the listing: they are relative to it)
             if dir_fd is not None:
@@ -726,6 +737,14 @@ def scan_columns(
     dir_of = np.repeat(np.arange(len(dirs), dtype=i64), np.asarray(counts, i64))
     size_col, mtime_col = np.asarray(sizes, i64), np.asarray(mtimes, i64)
     keep = drop_skipped_suffixes(rels, skip_suffixes, report)
+    if exclude:
+        # (only when patterns were given: the usual walk pays nothing)
+        out = np.fromiter(map(exclude.file, rels), np.bool_, len(rels))
+        if keep is not None:
+            out &= keep  # (a file the suffix list skipped is named there, once)
+        if out.any():
+            report.excluded.extend(compress(rels, out.tolist()))
+            keep = ~out if keep is None else keep & ~out
     if keep is not None:
         rels = [r for r, k in zip(rels, keep.tolist(), strict=True) if k]
         size_col, mtime_col, dir_of = size_col[keep], mtime_col[keep], dir_of[keep]
@@ -760,6 +779,7 @@ def _scan_listed(
     counts: list[int],
     stack: list[tuple[str, str]],
     report: LoadReport,
+    exclude: Exclude = NO_EXCLUDE,
 ) -> None:
     """One directory of :func:`scan_columns`: its files' columns appended, its
     subdirectories pushed."""
@@ -814,6 +834,8 @@ def _scan_listed(
         if d in SKIP_DIRS or d.startswith(".") or not _walkable(d):
             # Counted and named in AddResult.skipped_dirs: nothing is skipped silently.
             skipped_dirs.append(_printable(prefix + d))
+        elif exclude and exclude.folder(prefix + d):
+            report.excluded.append(f"{prefix}{d}/")  # (its subtree is not walked)
         elif not e.is_symlink():
             enter.append((os.path.join(path, d), prefix + d))
     stack += reversed(enter)

@@ -317,9 +317,12 @@ class TreeBuilder:
 
 def no_files_error(root: Path, report: LoadReport) -> IngestError:
     """The error for a directory where nothing could be read."""
-    binary = len(report.skipped_binary)
+    binary, excluded = len(report.skipped_binary), len(report.excluded)
+    why = [f"{binary} binary skipped"] if binary else []
+    if excluded:  # (a pattern that matched everything: say so, not "nothing readable")
+        why.append(f"{excluded} left out by exclude")
     return IngestError(
-        f"no readable text files under {root}" + (f" ({binary} binary skipped)" if binary else "")
+        f"no readable text files under {root}" + (f" ({'; '.join(why)})" if why else "")
     )
 
 

@@ -68,6 +68,7 @@ from ..tagging.keywords import (
     _distinct,  # (sorted distinct by a sort, not hashing)
 )
 from ..text_tokenize import sharing_cuts
+from .exclude import NO_EXCLUDE, Exclude
 from .loaders import FolderCursor, LoadedFile, LoadReport, Scanned, read_file, scan_columns
 from .loaders import depth_left as loaders_depth_left
 from .summaries import Summarizer, is_readme
@@ -133,6 +134,9 @@ class AddResult:
     """Files read in this call (an incremental re-add skips unchanged files unread)."""
     skipped_large: list[str] = field(default_factory=list)
     """Files over :attr:`max_file_bytes` (also counted in :attr:`skipped_other`)."""
+    excluded: list[str] = field(default_factory=list)
+    """Files and folders (``name/``: nothing below it was walked) that ``add_resource``'s
+    ``exclude`` patterns left out of a folder's walk."""
     max_file_bytes: int = 0
     """The size limit this call applied (``Treehop(max_file_bytes=...)``)."""
     replaced: bool = False
@@ -150,6 +154,7 @@ class AddResult:
             + len(self.skipped_dirs)
             + len(self.skipped_hidden)
             + len(self.skipped_names)
+            + len(self.excluded)
         )
 
 
@@ -168,6 +173,8 @@ class AddCall:
     a memory's name over other memories), run under :attr:`TreeWriter.lock` right before
     the write: run before the lock, a write committed in between was not seen (helper
     races59)."""
+    exclude: Exclude = NO_EXCLUDE
+    """The checked ``exclude`` patterns of a folder's add (a file given by itself: unused)."""
 
 
 _DIGEST = 20
@@ -772,7 +779,9 @@ class TreeWriter:
             if manifest.fingerprint != fingerprint:
                 manifest = _Manifest()
             old_uris = await self.io(_gc_paused, self._stored_uris, target)
-            plan = await asyncio.to_thread(_gc_paused, self._plan, path, target, manifest, old_uris)
+            plan = await asyncio.to_thread(
+                _gc_paused, self._plan, path, target, manifest, old_uris, call.exclude
+            )
             built = BuiltTree(report=plan.report)  # nothing changed: no node to rebuild
             if plan.files:
                 summaries = ON_SUMMARY.set(self.lock.moved)  # (each one progress: WriteLock)
@@ -854,8 +863,20 @@ class TreeWriter:
             return set(self.store.iter_uris(target))
         return {n.uri for n in self.store.iter_nodes(target)}
 
-    def _plan(self, root: Path, target: str, manifest: _Manifest, old_uris: set[str]) -> _Plan:
+    def _plan(
+        self,
+        root: Path,
+        target: str,
+        manifest: _Manifest,
+        old_uris: set[str],
+        exclude: Exclude = NO_EXCLUDE,
+    ) -> _Plan:
         """Stat every file, compare with the manifest, read only what may have changed.
+
+        A file ``exclude`` (or the suffix list) now leaves out is absent from the walk, so
+        it counts as gone: a re-add under new patterns deletes its nodes, and one whose
+        patterns no longer match reads it as new. Neither list is in the fingerprint: the
+        files kept are not rebuilt.
 
         Every per-file step over the whole tree is a vectorised or C-level pass (the stat
         comparison, the stored-node check, the sets of kept files and live directories);
@@ -865,6 +886,7 @@ class TreeWriter:
             self.builder.max_file_bytes,
             loaders_depth_left(target),
             self.builder.skip_suffixes,
+            exclude,
         )
         rels = found.rels
         uris = _UriMap(target)
@@ -1861,6 +1883,7 @@ def _result(target: str, built: BuiltTree) -> AddResult:
         skipped_dirs=list(r.skipped_dirs),
         skipped_hidden=list(r.skipped_hidden),
         skipped_names=list(r.skipped_names),
+        excluded=list(r.excluded),
     )
 
 
