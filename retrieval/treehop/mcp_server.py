@@ -607,19 +607,17 @@ def build_server(client: AsyncTreehop, *, read_only: bool = False) -> MCPServer:
         except TreehopError as exc:
             raise ToolError(f"{type(exc).__name__}: {exc}") from exc
 
-    async def filtered(
-        call: Callable[[], Awaitable[T]],
-        spec: dict[str, Any] | None,
-        tags: list[str] | None,
-        tags_all: list[str] | None,
-    ) -> T:
-        """``call`` after the CLI's check of its filters: a field or tag label that no
-        stored node has is an ``InvalidFilterError`` naming what the index holds (a typo
-        answered as "no hits" would be believed); the core checks the rest."""
+    async def filtered(method: Callable[..., Awaitable[T]], *args: Any, **kwargs: Any) -> T:
+        """``method(*args, **kwargs)`` after the CLI's check of the call's own ``filter`` /
+        ``tags`` / ``tags_all``: a field or tag label that no stored node has is an
+        ``InvalidFilterError`` naming what the index holds (a typo answered as "no hits"
+        would be believed); the core checks the rest."""
 
         async def checked() -> T:
-            await acheck_filter_fields(client, spec, tags=(tags, tags_all))
-            return await call()
+            await acheck_filter_fields(
+                client, kwargs["filter"], tags=(kwargs["tags"], kwargs["tags_all"])
+            )
+            return await method(*args, **kwargs)
 
         return await guard(checked)
 
@@ -637,19 +635,15 @@ def build_server(client: AsyncTreehop, *, read_only: bool = False) -> MCPServer:
     ) -> dict[str, Any]:
         """since/until: ISO-8601 dates; keep memories stated in [since, until)."""
         res = await filtered(
-            lambda: client.find(
-                query,
-                target_uri=target_uri,
-                limit=limit,
-                since=since,
-                until=until,
-                filter=filter,
-                tags=tags,
-                tags_all=tags_all,
-            ),
-            filter,
-            tags,
-            tags_all,
+            client.find,
+            query,
+            target_uri=target_uri,
+            limit=limit,
+            since=since,
+            until=until,
+            filter=filter,
+            tags=tags,
+            tags_all=tags_all,
         )
         return _result(res, text_chars)
 
@@ -671,20 +665,16 @@ def build_server(client: AsyncTreehop, *, read_only: bool = False) -> MCPServer:
         tags_all: TagsAll = None,
     ) -> dict[str, Any]:
         res = await filtered(
-            lambda: client.search(
-                query,
-                session_id=session_id,
-                target_uri=target_uri,
-                limit=limit,
-                since=since,
-                until=until,
-                filter=filter,
-                tags=tags,
-                tags_all=tags_all,
-            ),
-            filter,
-            tags,
-            tags_all,
+            client.search,
+            query,
+            session_id=session_id,
+            target_uri=target_uri,
+            limit=limit,
+            since=since,
+            until=until,
+            filter=filter,
+            tags=tags,
+            tags_all=tags_all,
         )
         return _result(res, text_chars)
 
@@ -710,21 +700,17 @@ def build_server(client: AsyncTreehop, *, read_only: bool = False) -> MCPServer:
         cap = MAX_CONTEXT_TOKENS
         capped = isinstance(max_tokens, int) and max_tokens > cap
         out = await filtered(
-            lambda: client.assemble_context(
-                query,
-                max_tokens=cap if capped else max_tokens,
-                tiers=TIERS,
-                session_id=session_id,
-                exclude_uris=exclude_uris or (),
-                target_uri=target_uri,
-                limit=limit,
-                filter=filter,
-                tags=tags,
-                tags_all=tags_all,
-            ),
-            filter,
-            tags,
-            tags_all,
+            client.assemble_context,
+            query,
+            max_tokens=cap if capped else max_tokens,
+            tiers=TIERS,
+            session_id=session_id,
+            exclude_uris=exclude_uris or (),
+            target_uri=target_uri,
+            limit=limit,
+            filter=filter,
+            tags=tags,
+            tags_all=tags_all,
         )
         answer = {
             "text": out.text,
