@@ -23,6 +23,7 @@ from treehop.errors import InvalidQueryError, PartialWriteError
 from treehop.ingest.exclude import check_exclude
 from treehop.ingest.loaders import check_skip_suffixes, scan_columns
 from treehop.mcp_server import _refusal
+from treehop.redaction import register_secret
 from treehop.validation import check_dense_weight, check_limit, check_threshold
 
 # --- exclude: time on a deep path ----------------------------------------------------------
@@ -192,6 +193,29 @@ def test_a_walk_with_hostile_patterns_still_leaves_out_what_they_match(tmp_path:
     found, report = scan_columns(tmp_path, exclude=ex)
     assert sorted(found.rels) == ["a/b/c/keep.md", "x/y.md"]
     assert sorted(report.excluded) == ["a/b/c/skip.html", "d/", "x/_build/y/"]
+
+
+def test_a_registered_key_given_as_a_pattern_or_suffix_is_not_echoed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``exclude`` / ``skip_suffixes`` / ``--exclude`` echoed a refused value's first 60 / 40
+    characters unredacted: a key pasted in the wrong place reached the error and stderr."""
+    key = "sk-attacks76-0123456789abcdefghijklmnopqrstuv"
+    register_secret(key)
+    for bad in ([f"{key}\\x"], [f"/{key}"], [f"{key}/../x"]):
+        with pytest.raises(InvalidQueryError) as ei:
+            check_exclude(bad)
+        assert key[:12] not in str(ei.value) and "***" in str(ei.value)
+    with pytest.raises(InvalidQueryError) as ei:
+        check_skip_suffixes([f".{key[:30]}/"])
+    assert key[3:25] not in str(ei.value)
+    src = tmp_path / "src"
+    src.mkdir()
+    code = main(["--index", str(tmp_path / "idx"), "index", str(src), "--exclude", f"/{key}"])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "--exclude" in err and key[:12] not in err
+    assert not (tmp_path / "idx").exists()
 
 
 # --- numbers ---------------------------------------------------------------------------

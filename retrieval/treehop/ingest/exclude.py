@@ -38,6 +38,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..errors import InvalidQueryError
+from ..redaction import redact
 
 MAX_PATTERNS = 256
 """Most patterns one call takes (a list longer than this is a list of files, not patterns)."""
@@ -166,7 +167,8 @@ def _bad(p: str, why: str) -> InvalidQueryError:
 
 
 def _shown(p: str) -> str:
-    return repr(_UNSHOWN.sub("?", p[:60]))
+    # (redacted: a registered key pasted as a pattern was echoed, helper attacks76)
+    return redact(repr(_UNSHOWN.sub("?", p[:60])))
 
 
 def _translate(value: object) -> tuple[str, bool, bool, str | _Split]:

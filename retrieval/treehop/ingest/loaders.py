@@ -19,6 +19,7 @@ import numpy.typing as npt
 from .. import uri as urimod
 from .._fdread import read_to_end
 from ..errors import IngestError, InputTooLargeError, InvalidQueryError
+from ..redaction import redact
 from ..validation import is_blank, unneeded_format_at
 from .exclude import NO_EXCLUDE, Exclude
 from .markup import html_to_markdown, looks_like_rst
@@ -128,7 +129,7 @@ def check_skip_suffixes(value: object) -> frozenset[str]:
             or not s[1:].replace("-", "").replace("_", "").isalnum()
             or not s.isascii()
         ):
-            shown = repr(s)[:40] if isinstance(s, str) else type(s).__name__
+            shown = redact(repr(s)[:40]) if isinstance(s, str) else type(s).__name__
             raise InvalidQueryError(
                 f"skip_suffixes: {shown} is not a file suffix (a dot and 1-31 letters or "
                 "digits, such as '.css')"
