@@ -72,6 +72,22 @@ def test_a_long_tail_after_the_last_globstar_is_matched_quickly() -> None:
     assert ex.file("/".join(["a"] * 130) + "/x7")  # (control: a path it matches)
 
 
+def test_names_between_two_globstars_are_bounded_for_the_whole_call() -> None:
+    """``**/*/*/...(120)/x/**``: the first ``**`` tries the 120 names at every depth, each try
+    reading up to all of them: 256 such patterns took 10 s (12.8 s on 6ef26e9a) on one
+    250-folder path. Now at most 64 such names in all, refused before anything is read."""
+    with pytest.raises(InvalidQueryError, match="64 names between two"):
+        check_exclude([("**/" + "/".join(["*"] * 120) + f"/x{i}/**")[:512] for i in range(256)])
+    with pytest.raises(InvalidQueryError, match="64 names between two"):
+        check_exclude([f"**/a{i}/b/**" for i in range(33)])  # (66 in all)
+    ex = check_exclude([f"**/a{i}/b/**" for i in range(32)])  # (64: taken)
+    assert ex.file("x/a3/b/c.md") and not ex.file("x/a3/c/b.md")
+    hostile = check_exclude([("**/" + "/".join(["*"] * 63) + "/x/**")])
+    t0 = time.perf_counter()
+    assert not hostile.file(_DEEP) and not hostile.folder(_DEEP)
+    assert time.perf_counter() - t0 < 1.0
+
+
 # --- exclude: the same answers as glob's rules ---------------------------------------------
 
 

@@ -29,7 +29,8 @@ path); of two ``**`` the first is matched at the first depth its folders fit, at
 greedy rule fnmatch uses for ``*``). With at most :data:`MAX_GLOBSTARS` ``**`` per pattern a
 path is matched in O(depth x name) per pattern at worst, depth bounded by
 ``loaders.MAX_DIR_DEPTH`` (helper attacks76: 256 patterns of ``*`` and 120 ``[a]`` took 34 s
-on one 250-folder path, each ``*`` retried after every ``/`` and every character)."""
+on one 250-folder path, each ``*`` retried after every ``/`` and every character), and the
+names between two ``**`` are bounded for all patterns together (:data:`MAX_MIDDLE_NAMES`)."""
 
 from __future__ import annotations
 
@@ -46,6 +47,11 @@ MAX_PATTERN_CHARS = 512
 """Longest pattern: a relative path of a few folders and a name, with room to spare."""
 MAX_GLOBSTARS = 2
 """Most ``**`` segments per pattern, a name-only pattern's implicit leading one included."""
+MAX_MIDDLE_NAMES = 64
+"""Most names between two ``**`` (``**/a/b/**``: two), summed over one call's patterns. Why
+(helper attacks76): the first ``**`` tries those names at every depth of a path, each try
+reading up to all of them; 256 patterns of 120 names took 10 s on one 250-folder path. The
+sum bounds that to about 64 x depth names a path, for every pattern together."""
 
 _UNSHOWN = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _ANY_DEPTH = "(?:[^/]*/)*"
@@ -143,9 +149,17 @@ def check_exclude(value: object) -> Exclude:
     parts: dict[tuple[bool, bool], list[str]] = {}
     patterns: list[str] = []
     split: list[_Split] = []
+    middle = 0
     for p in items:
-        pattern, folder_only, anchored, rx = _translate(p)
+        pattern, folder_only, anchored, rx, between = _translate(p)
         patterns.append(pattern)
+        middle += between
+        if middle > MAX_MIDDLE_NAMES:
+            raise _bad(
+                pattern,
+                f"puts the patterns over {MAX_MIDDLE_NAMES} names between two '**' in all "
+                "(each such name is tried at every depth of every path)",
+            )
         if isinstance(rx, _Split):
             split.append(rx)
             continue
@@ -171,10 +185,11 @@ def _shown(p: str) -> str:
     return redact(repr(_UNSHOWN.sub("?", p[:60])))
 
 
-def _translate(value: object) -> tuple[str, bool, bool, str | _Split]:
+def _translate(value: object) -> tuple[str, bool, bool, str | _Split, int]:
     """One checked pattern as (the pattern, folders only, anchored, a regular expression for
     ``fullmatch``: on the whole relative path when anchored, else on the last name; or a
-    :class:`_Split` when two names or more follow its last ``**``)."""
+    :class:`_Split` when two names or more follow its last ``**``; how many names it holds
+    between two ``**``)."""
     if not isinstance(value, str):
         raise InvalidQueryError(f"exclude: a pattern must be a string, got {type(value).__name__}")
     p = str.__str__(value)  # (a str subclass's own split / startswith answer nothing here)
@@ -200,7 +215,9 @@ def _translate(value: object) -> tuple[str, bool, bool, str | _Split]:
     # ('**/**' is '**': two in a row would try every split of the same folders between them)
     segs = [s for k, s in enumerate(segs) if not (s == "**" and k and segs[k - 1] == "**")]
     out = ""
-    cut, last_star = 0, max((k for k, x in enumerate(segs) if x == "**"), default=-1)
+    stars_at = [k for k, x in enumerate(segs) if x == "**"]
+    cut, last_star = 0, stars_at[-1] if stars_at else -1
+    between = stars_at[1] - stars_at[0] - 1 if len(stars_at) == 2 else 0
     k = 0
     while k < len(segs):
         seg, last = segs[k], k == len(segs) - 1
@@ -230,8 +247,8 @@ def _translate(value: object) -> tuple[str, bool, bool, str | _Split]:
     if tail_names >= 2:
         # (each part compiles: a cut between whole segments of the expression just compiled)
         split = _Split(folder_only, re.compile(out[:cut]), tail_names, re.compile(out[cut:]))
-        return p, folder_only, anchored, split
-    return p, folder_only, anchored, f"(?:{out})"
+        return p, folder_only, anchored, split, between
+    return p, folder_only, anchored, f"(?:{out})", between
 
 
 def _segment(seg: str) -> str:
