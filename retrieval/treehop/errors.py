@@ -6,6 +6,8 @@ Every failure a caller can act on has its own class, so that integrations can ma
 
 from __future__ import annotations
 
+from typing import Any
+
 
 class TreehopError(Exception):
     """Base class of every error treehop raises on purpose."""
@@ -79,16 +81,28 @@ class PartialWriteError(StoreError):
     """A caller's store failed in the middle of a write, after some of the write's
     ``upsert`` / ``delete`` calls had succeeded. ``written`` / ``deleted``: every URI those
     calls wrote or deleted during this write (the message shows the first few);
-    ``discarded``: whether the store has ``discard_unsaved``, which treehop calls next to
-    roll them back (else the store keeps them)."""
+    ``discarded``: whether the store's ``discard_unsaved`` rolled them back (False: the store
+    keeps them, having none, or its ``discard_unsaved`` failed or dropped nothing)."""
 
     def __init__(
-        self, message: str, written: tuple[str, ...], deleted: tuple[str, ...], discarded: bool
+        self,
+        message: str,
+        written: tuple[str, ...] = (),
+        deleted: tuple[str, ...] = (),
+        discarded: bool = False,
     ) -> None:
         super().__init__(message)
         self.written = written
         self.deleted = deleted
         self.discarded = discarded
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Pickle and copy rebuild an exception from ``args`` (the message alone): without
+        # this, ``pickle.loads`` / ``copy.copy`` of one raised a raw TypeError (three missing
+        # arguments), so a worker process's PartialWriteError could not reach its parent
+        # (helper attacks76).
+        message = self.args[0] if self.args else ""
+        return (type(self), (message, self.written, self.deleted, self.discarded), self.__dict__)
 
 
 class InputTooLargeError(IngestError, ValueError):

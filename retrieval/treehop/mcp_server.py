@@ -451,8 +451,14 @@ def _refusal(line: str) -> Any:
         request_id = _usable_id(sent.get("id"))
     if unicode_note and _SURROGATE.search(_text_of(sent)):
         why = "a string in it is no Unicode text (an unpaired surrogate escape)"
-    elif unicode_note:  # (JSON that the SDK's parser refuses: nested deeper than it reads)
-        why = f"nested deeper than the server reads ({_SDK_DEPTH} levels)"
+    elif unicode_note:
+        # (JSON that the SDK's parser refuses and Python's reads: nested deeper than it reads,
+        # or a number past its range, ``1111...1.5`` of 5,000 digits, which was answered
+        # "nested deeper" too)
+        why = (
+            f"JSON the server's parser does not read (nested deeper than {_SDK_DEPTH} levels, "
+            "or a number past its range)"
+        )
     elif isinstance(sent, dict) and "method" in sent and "id" in sent and request_id is None:
         why = "a request id must be a string or an integer"
     else:

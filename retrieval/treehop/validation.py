@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import numbers
 import unicodedata
 from collections.abc import Iterable, Sequence
@@ -153,7 +154,12 @@ def integral(value: object) -> int | None:
     refuses it."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         return None
-    return int(value)
+    try:
+        return int(value)
+    except Exception:
+        # (an int subclass or a class registered as Integral whose __int__ / __index__
+        # raises: no number to its caller, refused as one, not a raw RuntimeError)
+        return None
 
 
 def real(value: object) -> float | int | None:
@@ -163,8 +169,18 @@ def real(value: object) -> float | int | None:
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         return None
     if isinstance(value, numbers.Integral):
-        return int(value)
-    return float(value)
+        return integral(value)
+    try:
+        return float(value)
+    except OverflowError:
+        # ``Fraction(10**400)`` is a real number past a float's range: its sign's infinity,
+        # which every range check refuses (it was a raw OverflowError out of ``find``)
+        try:
+            return math.inf if value > 0 else -math.inf  # type: ignore[operator]
+        except Exception:
+            return None
+    except Exception:  # (a registered Real whose __float__ raises)
+        return None
 
 
 def check_limit(limit: object, name: str = "limit") -> int:

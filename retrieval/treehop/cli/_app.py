@@ -874,7 +874,9 @@ def _positive_int(text: str) -> int:
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+        # (the value cut and escaped as an unknown argument is: 100,000 digits were echoed
+        # whole, helper attacks76)
+        raise argparse.ArgumentTypeError(f"not an integer: {_shown_arg(text)}") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
     return value
@@ -891,11 +893,12 @@ def _checked_float(check: str, rule: str) -> Callable[[str], float]:
         try:
             value = float(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+            raise argparse.ArgumentTypeError(f"not a number: {_shown_arg(text)}") from None
         try:
             checked: float = getattr(validation, check)(value)
         except InvalidQueryError:
-            raise argparse.ArgumentTypeError(f"{rule}, got {text}") from None
+            # (``float`` reads 100,000 digits as inf: the text was echoed whole, unescaped)
+            raise argparse.ArgumentTypeError(f"{rule}, got {_shown_arg(text)}") from None
         return checked
 
     return parse

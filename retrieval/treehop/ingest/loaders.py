@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import compress
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -18,6 +19,7 @@ import numpy.typing as npt
 from .. import uri as urimod
 from .._fdread import read_to_end
 from ..errors import IngestError, InputTooLargeError, InvalidQueryError
+from ..redaction import redact
 from ..validation import is_blank, unneeded_format_at
 from .exclude import NO_EXCLUDE, Exclude
 from .markup import html_to_markdown, looks_like_rst
@@ -105,10 +107,21 @@ def check_skip_suffixes(value: object) -> frozenset[str]:
             "skip_suffixes must be a list of file suffixes such as ['.css', '.js'] "
             f"(() reads every text file), got {type(value).__name__}"
         )
-    if len(value) > 1000:
-        raise InvalidQueryError(f"skip_suffixes holds {len(value)} suffixes; at most 1000")
+    # (the built-in type's length, not a subclass's own __len__)
+    builtin: Any = next(t for t in (list, tuple, set, frozenset) if isinstance(value, t))
+    size = builtin.__len__(value)
+    if size > 1000:
+        raise InvalidQueryError(f"skip_suffixes holds {size} suffixes; at most 1000")
+    try:
+        items = list(value)  # (read once: a subclass's __iter__ may raise or change)
+    except Exception as e:
+        raise InvalidQueryError(
+            f"skip_suffixes could not be read as a list ({type(e).__name__})"
+        ) from None
     out = set()
-    for s in value:
+    for s in items:
+        # (a str subclass's own lower / replace / isalnum could answer anything: read as str)
+        s = str.__str__(s) if isinstance(s, str) else s
         if (
             not isinstance(s, str)
             or not 2 <= len(s) <= 32
@@ -116,7 +129,7 @@ def check_skip_suffixes(value: object) -> frozenset[str]:
             or not s[1:].replace("-", "").replace("_", "").isalnum()
             or not s.isascii()
         ):
-            shown = repr(s)[:40] if isinstance(s, str) else type(s).__name__
+            shown = redact(repr(s)[:40]) if isinstance(s, str) else type(s).__name__
             raise InvalidQueryError(
                 f"skip_suffixes: {shown} is not a file suffix (a dot and 1-31 letters or "
                 "digits, such as '.css')"

@@ -47,6 +47,7 @@ from ..errors import (
     InvalidTagError,
     InvalidURIError,
     NotFoundError,
+    PartialWriteError,
     TreehopError,
 )
 from ..models import ContextType, Level, Node
@@ -59,7 +60,7 @@ from ..stores._filelock import (
     store_writers_waiting,
 )
 from ..stores.base import IncrementalStore, VectorStore
-from ..stores.guarded import GuardedStore
+from ..stores.guarded import GuardedStore, not_dropped
 from ..tagging import NodeTags, Tagger, assign_tags
 from ..tagging.ingest import WRITE_COUNTS, IngestTagger, LabelCounts
 from ..tagging.keywords import (
@@ -432,7 +433,7 @@ async def to_thread_to_the_end(fn: Callable[..., _T], /, *args: Any, **kwargs: A
     return fut.result()
 
 
-def _drop_unsaved(store: VectorStore) -> None:
+def _drop_unsaved(store: VectorStore) -> bool:
     """After a write that raised (or was cancelled) under the write lock: drop what it wrote
     and did not commit, and give back the index's ``LOCK`` (an embedded store, on disk or in
     memory; remote engines write at once and keep what they wrote).
@@ -443,13 +444,15 @@ def _drop_unsaved(store: VectorStore) -> None:
     and process got :class:`~treehop.errors.IndexLockedError` until this client's next
     save, and that save committed the half-done remove. A write is all or nothing, as a
     failed ``save`` is (it goes back to the last commit); a directory ingest's committed
-    batches stay (adding it again resumes)."""
+    batches stay (adding it again resumes). True when the store dropped them."""
     discard = getattr(store, "discard_unsaved", None)
     if not callable(discard):
-        return
+        return False
     with suppress(TreehopError):
         if discard():
             store.save()  # (nothing left to commit: gives ``LOCK`` back)
+            return True
+    return False
 
 
 class WriteLock:
@@ -666,7 +669,9 @@ class WriteLock:
         try:
             try:
                 if failed and held is not None:
-                    _drop_unsaved(self.store)
+                    dropped = _drop_unsaved(self.store)
+                    if not dropped and isinstance(exc[1], PartialWriteError):
+                        not_dropped(exc[1])  # (its message said the rollback would drop them)
             finally:
                 if type(self.store) is GuardedStore:
                     self.store.end_journal()

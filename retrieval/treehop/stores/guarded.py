@@ -69,6 +69,30 @@ _WRITE_METHODS = frozenset(
 meanwhile is not)."""
 
 
+_DROPPED = "dropped through the store's discard_unsaved"
+_KEPT = (
+    "kept by the store (it has no discard_unsaved): check or remove them, or add the same "
+    "input again"
+)
+_NOT_DROPPED = (
+    "kept by the store (its discard_unsaved failed or dropped nothing): check or remove "
+    "them, or add the same input again"
+)
+
+
+def not_dropped(exc: PartialWriteError) -> None:
+    """``exc`` corrected after the store's ``discard_unsaved`` failed or answered that it
+    dropped nothing: the nodes are kept, not dropped. Why (helper attacks76): the error is
+    made where the store fails, before the writer calls ``discard_unsaved``, and said
+    "dropped" (``discarded=True``) even when that call raised and every node stayed."""
+    if exc.discarded:
+        exc.discarded = False
+        text = str(exc)
+        exc.args = (
+            text.removesuffix(_DROPPED) + _NOT_DROPPED if text.endswith(_DROPPED) else text,
+        )
+
+
 def _journaled(guard: GuardedStore, name: str, exc: StoreError) -> PartialWriteError | None:
     """When a write is under way and its earlier calls changed the store, the
     :class:`PartialWriteError` for ``exc`` (the failure of the store's method ``name``)
@@ -78,12 +102,7 @@ def _journaled(guard: GuardedStore, name: str, exc: StoreError) -> PartialWriteE
         return None
     written, deleted = tuple(dict.fromkeys(journal[0])), tuple(dict.fromkeys(journal[1]))
     discard = callable(getattr(type(guard._inner), "discard_unsaved", None))
-    fate = (
-        "dropped through the store's discard_unsaved"
-        if discard
-        else "kept by the store (it has no discard_unsaved): check or remove them, or add "
-        "the same input again"
-    )
+    fate = _DROPPED if discard else _KEPT
     # (bounded as every plug-in error: the failure's own text cut first, then at most three
     # URIs of each list, each cut and redacted; .written / .deleted hold them all)
     parts = [str(exc)[:160]]
@@ -91,8 +110,9 @@ def _journaled(guard: GuardedStore, name: str, exc: StoreError) -> PartialWriteE
         parts.append(f"{len(written)} node(s) this write wrote before: {listed(written, first=3)}")
     if deleted:
         parts.append(f"{len(deleted)} it deleted: {listed(deleted, first=3)}")
-    parts.append(fate)
-    out = PartialWriteError("; ".join(parts)[:SHOWN_CHARS], written, deleted, discard)
+    # (the fate last and whole: the writer corrects it when the rollback fails)
+    body = "; ".join(parts)[: SHOWN_CHARS - len(fate) - 2]
+    out = PartialWriteError(f"{body}; {fate}", written, deleted, discard)
     out.__context__ = exc.__context__ if exc.__suppress_context__ else exc
     out.__suppress_context__ = True
     return out
