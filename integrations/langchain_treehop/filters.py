@@ -31,9 +31,33 @@ from treehop.filters import MAX_FILTER_DEPTH, MetadataFilter
 _RANGE = {"$gt": "gt", "$gte": "gte", "$lt": "lt", "$lte": "lte"}
 
 
+def _no_none(key: str, op: str) -> InvalidFilterError:
+    """The refusal of ``None`` as a value to compare, saying what to write instead.
+
+    Why (helper usage74): ``{"lang": None}`` (MongoDB's "null or missing", a Chroma user's
+    guess) reached the core's DSL and came back as "filter: conds must be scalars, got
+    NoneType": the DSL's word, no field, nothing to write. treehop counts a key stored as
+    ``null`` as absent, so ``$exists`` is the way to ask for it either way; translating
+    ``None`` into it would also match ``""`` and ``[]`` (what ``$exists`` counts as absent),
+    a looser filter than the one written, so the caller is told instead."""
+    keep = "False" if op in ("==", "$eq", "$in") else "True"
+    want = "without" if keep == "False" else "with"
+    also = {
+        "$in": "; beside other values, leave None out of the list and join the two under $or",
+        "$nin": "; beside other values, leave None out of the list and join the two under $and",
+    }.get(op, "")
+    return InvalidFilterError(
+        f"filter {key!r:.100} {op}: None is not a value a filter compares (a key stored as "
+        f"null counts as absent): {{{key!r:.100}: {{'$exists': {keep}}}}} keeps the documents "
+        f"{want} a value for it{also}"
+    )
+
+
 def _scalar(key: str, op: str, value: Any) -> Any:
     if isinstance(value, list | tuple | dict | set):
         raise InvalidFilterError(f"filter {key!r:.100} {op}: expects one value, got {value!r:.100}")
+    if value is None:
+        raise _no_none(key, op)
     return value
 
 
@@ -42,6 +66,8 @@ def _values(key: str, op: str, value: Any) -> list[Any]:
         raise InvalidFilterError(
             f"filter {key!r:.100} {op}: expects a non-empty list, got {value!r:.100}"
         )
+    if any(v is None for v in value):
+        raise _no_none(key, op)
     return list(value)
 
 

@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Literal
 
+import numpy as np
 from llama_index.core.base.base_retriever import BaseRetriever
 from llama_index.core.base.embeddings.base import BaseEmbedding
 from llama_index.core.callbacks.base import CallbackManager
@@ -48,6 +49,7 @@ from treehop.validation import (
     MAX_LIMIT,
     check_dense_weight,
     check_limit,
+    check_query,
     check_threshold,
     shown_value,
 )
@@ -591,6 +593,48 @@ class TreehopRetriever(BaseRetriever):
         kw["target_uri"], ctype = self._find_scope(targets, ctypes)
         return kw, ctype
 
+    def _embedding_strs(self, query_bundle: QueryBundle) -> list[str] | None:
+        """The texts a query transform asked to embed in place of the query string
+        (``QueryBundle.custom_embedding_strs``), checked; ``None`` when there are none (or
+        they are the query string alone: the search embeds it anyway).
+
+        Why (helper usage74): LlamaIndex's ``HyDEQueryTransform`` (and any transform that
+        sets ``custom_embedding_strs``) hands the retriever a hypothetical answer to embed;
+        ``VectorIndexRetriever`` embeds those texts and averages them (its embed model's
+        ``get_agg_embedding_from_queries``), and this retriever searched with the query
+        string alone, so ``TransformQueryEngine(engine, HyDEQueryTransform(...))`` over it
+        answered exactly as without the transform, in silence. Here they are embedded with
+        the client's own model and averaged the same way, the query string still scoring
+        the lexical side (as a vector store query with both a string and an embedding).
+
+        ``QueryBundle.embedding`` is not used: it is a cache any earlier retriever fills with
+        *its* model (``VectorIndexRetriever`` writes it into the bundle it was given, and
+        ``QueryFusionRetriever`` gives one bundle to each of its retrievers), so a vector of
+        another index's model would be searched here as this index's. ``mode="search"``
+        plans and embeds its own queries, and a knowledge source embeds on its service:
+        both refuse such texts rather than drop them."""
+        strs = query_bundle.custom_embedding_strs
+        if strs is None or not strs or list(strs) == [query_bundle.query_str]:
+            return None
+        if isinstance(strs, str | bytes) or not all(isinstance(t, str) for t in strs):
+            raise InvalidQueryError(
+                "custom_embedding_strs must be a list of strings, got "
+                f"{shown_value(strs if isinstance(strs, str | bytes) else list(strs))}"
+            )
+        if self._source is not None:
+            raise InvalidQueryError(
+                f"custom_embedding_strs (a query transform's texts to embed, such as HyDE's "
+                f"hypothetical answer) cannot reach {type(self._source).__name__}: a knowledge "
+                "source embeds the query string on its service"
+            )
+        if self.mode == "search":
+            raise InvalidQueryError(
+                "custom_embedding_strs (a query transform's texts to embed, such as HyDE's "
+                "hypothetical answer) apply to mode='find': mode='search' plans and embeds "
+                "its own queries"
+            )
+        return [check_query(t) for t in strs]
+
     def _min_score(self) -> float | None:
         """The floor a find on a treehop client applies to the returned nodes' scores."""
         if self._tree is not None and self.mode == "find":
@@ -784,8 +828,21 @@ class TreehopRetriever(BaseRetriever):
         self._check_fields()
         if self._top_k_setting > MAX_LIMIT:
             kit.run_on(self._client, self._acheck_whole())
+        texts = self._embedding_strs(query_bundle)
         with self._rerank_events(query_bundle) as finish:
-            if self.mode == "find" or self._source is not None:
+            if texts is not None:
+                # (the texts embedded in this thread, as a sync find embeds its query)
+                assert self._tree is not None
+                embedder = self._tree.embedder
+                vector = _mean_row([embedder.embed_query(t) for t in texts])
+                kw, ctype = self._find_args()
+                q = query_bundle.query_str
+                if isinstance(self._client, Treehop):
+                    result = self._client.find(q, context_type=ctype, query_vector=vector, **kw)
+                else:
+                    found = self._tree.find(q, context_type=ctype, query_vector=vector, **kw)
+                    result = kit.run_on(self._client, found)
+            elif self.mode == "find" or self._source is not None:
                 # a source's SDK, or a sync client's own find(), in this thread: no hop to a
                 # loop thread, so threads run side by side (as :meth:`_query` does, awaited)
                 kw, ctype = self._find_args()
@@ -808,8 +865,18 @@ class TreehopRetriever(BaseRetriever):
                 shown=SHOWN_FIELDS,
             )
         await self._acheck_whole()
+        texts = self._embedding_strs(query_bundle)
         with self._rerank_events(query_bundle) as finish:
-            result = await self._query(query_bundle.query_str)
+            if texts is not None:
+                assert self._tree is not None
+                embedder = self._tree.embedder
+                vector = _mean_row([await embedder.aembed_query(t) for t in texts])
+                kw, ctype = self._find_args()
+                result = await self._tree.find(
+                    query_bundle.query_str, context_type=ctype, query_vector=vector, **kw
+                )
+            else:
+                result = await self._query(query_bundle.query_str)
             hits = kit.top_hits(self._client, result, self._similarity_top_k, self._min_score())
             nodes = self._to_nodes(hits, await self._atree_links(hits))
             finish(nodes, result)
@@ -834,6 +901,13 @@ class TreehopRetriever(BaseRetriever):
             f"filters={self._mapped.source or None!r}, target_uri={self.target_uri or None!r}, "
             f"client={self._client!r})"
         )
+
+
+def _mean_row(rows: Sequence[Any]) -> list[float]:
+    """The mean of query embeddings, as LlamaIndex's ``mean_agg`` averages them (the search
+    makes the row a unit vector)."""
+    stacked = np.stack([np.asarray(r, dtype=np.float32).ravel() for r in rows])
+    return [float(x) for x in stacked.mean(axis=0)]
 
 
 _TAKES = tuple(
