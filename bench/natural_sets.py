@@ -365,6 +365,10 @@ change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py
   groups): every question deleted (:func:`split_gnubg_manual`), beside the manual's other
   chapters and "All about GNU Backgammon". Built in stop 65 and measured once: an untuned
   check (helper heldout66).
+* ``libstdcxx-faq``: the GNU C++ Library's FAQ (Debian ``libstdc++-12-doc``, ``faq.html``: a
+  DocBook XSL qandaset, ~45 numbered questions in eight sections): every question and both
+  lists of them deleted (:func:`split_valgrind_faq`), beside the manual pages it links to.
+  Built in stop 65 and measured once: an untuned check (helper heldout66).
 * ``xboard-faq``: XBoard and WinBoard's FAQ (Debian ``xboard``, ``FAQ.html``: hand-written
   HTML, ~60 labelled ``<h3>`` questions under four ``<h2>`` groups): every question and the
   contents lists deleted (:func:`split_xboard_faq`), beside the engine protocol page, the
@@ -503,6 +507,7 @@ HELD_OUT_SETS = (
     "xerces-c-faq",
     "freeciv-faq",
     "gnubg-faq",
+    "libstdcxx-faq",
 )
 """Natural-question sets that no screening script reads by default (``--sets`` names them):
 measured once per change as an untuned check of whether a method chosen on the sets above
@@ -12274,6 +12279,91 @@ def gnubg_faq_set() -> NaturalSet:
     )
 
 
+# --------------------------------------------------------------------------------------
+# A DocBook XSL qandaset FAQ page beside the manual pages it links to (the GNU C++ Library)
+# --------------------------------------------------------------------------------------
+
+LIBSTDCXX_PACKAGE = "libstdc++-12-doc"
+LIBSTDCXX_DOC = "usr/share/doc/gcc-12-base/libstdc++"
+LIBSTDCXX_FAQ = "faq.html"
+"""The GNU C++ Library's FAQ as Debian's ``libstdc++-12-doc`` ships it
+(``/usr/share/doc/gcc-12-base/libstdc++/faq.html``, generated from the library's DocBook
+sources): one DocBook XSL page, an article holding a ``qandaset``: the generated list of every
+question, then one table per section ("1. General Information" ... "8. Miscellaneous") of
+``question`` / ``answer`` row pairs, the question row's first cell its number ("4.2."):
+Valgrind's layout, read by :func:`split_valgrind_faq`. Users' questions and complaints ("This
+library is HUGE!", "list::size() is O(n)!", "Aw, that's easy to fix!")."""
+LIBSTDCXX_MANUAL = "manual"
+"""The folder of the library's manual (104 DocBook XSL pages): the pages of it the FAQ links
+to are in (:func:`libstdcxx_linked_pages`). Out: the rest of the manual, the front and book
+pages (``index.html``, ``bk02.html``, ``bk03.html``, ``api.html``: tables of contents and a
+pointer to the API reference) and ``user/`` (the Doxygen API reference, 144 MB)."""
+LIBSTDCXX_MAX_PAGE_CHARS = 150_000
+"""A linked page over this stays out and is named (the value the other sets use, not chosen
+for this set)."""
+_LIBSTDCXX_HREF = re.compile(r"""\bhref\s*=\s*["']([^"'<>]*)["']""", re.IGNORECASE)
+
+
+def libstdcxx_linked_pages(page_html: str, doc: Path) -> list[str]:
+    """The manual's pages that the FAQ links to (one hop), as paths under ``doc``
+    (``manual/containers.html``), in the order of the FAQ's first link to each: each
+    ``href`` resolved against the FAQ (``ds._resolve_link``: external links, in-page links
+    and links to anything but ``.html`` are none), its fragment dropped, kept when it lies
+    under :data:`LIBSTDCXX_MANUAL` and the package ships it. One pass over the page's
+    ``href`` attributes: linear."""
+    out: list[str] = []
+    for href in _LIBSTDCXX_HREF.findall(page_html):
+        rel = ds._resolve_link(LIBSTDCXX_FAQ, html.unescape(href))
+        if rel is None:
+            continue
+        name = rel.removesuffix(".md") + ".html"
+        if name.startswith(f"{LIBSTDCXX_MANUAL}/") and name not in out and (doc / name).is_file():
+            out.append(name)
+    return out
+
+
+def libstdcxx_faq_set() -> NaturalSet:
+    """The GNU C++ Library's FAQ (Debian ``libstdc++-12-doc``, ``faq.html``: a DocBook XSL
+    qandaset, ~45 numbered questions in eight sections, "How do I insure that the
+    dynamically linked library will be found?") as one page ``faq.md`` with every question
+    and both lists of them deleted (:func:`split_valgrind_faq`), beside the manual's pages
+    it links to, one hop (:func:`libstdcxx_linked_pages`; :func:`docbook_page_markdown`,
+    navigation and tables of contents dropped), each up to
+    :data:`LIBSTDCXX_MAX_PAGE_CHARS`. Ids are the FAQ's numbers (``libstdcxx-faq:3.4``).
+    Entries whose answer is under :data:`MIN_ANSWER_WORDS` words are left out and named.
+    Built in stop 65 and measured once, with no change to the retriever: an untuned check
+    (helper heldout66)."""
+    root, doc, faq_path = _packaged_doc(LIBSTDCXX_PACKAGE, LIBSTDCXX_DOC, LIBSTDCXX_FAQ)
+    page_html = _doc_text(faq_path, "utf-8")
+    text, qa = split_valgrind_faq(page_html)
+    files = {"faq.md": text}
+    asked = _faq_questions("libstdcxx-faq", qa, "faq.md")
+    linked = libstdcxx_linked_pages(page_html, doc)
+    kept, too_long = _add_pages(
+        files,
+        doc,
+        linked,
+        "utf-8",
+        LIBSTDCXX_MAX_PAGE_CHARS,
+        to_markdown=docbook_page_markdown,
+    )
+    return _judged_package_set(
+        "libstdcxx-faq",
+        root,
+        files,
+        asked,
+        lambda version, unjudged: (
+            f"GNU C++ Library FAQ from {LIBSTDCXX_PACKAGE} {version} (faq.html, DocBook XSL "
+            f"qandaset, one page; its {len(qa)} questions and both question lists deleted) + "
+            f"the {len(kept)} manual pages it links to, one hop (left out, over "
+            f"{LIBSTDCXX_MAX_PAGE_CHARS} chars: {', '.join(too_long) or 'none'}); the rest "
+            "of the manual, the front and book pages, the Doxygen API reference (user/) and "
+            "the copyright out; answer = the question's answer row; left out, answer under "
+            f"{MIN_ANSWER_WORDS} words: {' | '.join(unjudged) or 'none'}"
+        ),
+    )
+
+
 BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "django-faq": lambda emb: django_faq_set(),
     "gitfaq": lambda emb: gitfaq_set(),
@@ -12352,6 +12442,7 @@ BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "xerces-c-faq": lambda emb: xerces_c_faq_set(),
     "freeciv-faq": lambda emb: freeciv_faq_set(),
     "gnubg-faq": lambda emb: gnubg_faq_set(),
+    "libstdcxx-faq": lambda emb: libstdcxx_faq_set(),
     "cranfield": cranfield_set,
     "pytest-derived": lambda emb: pytest_derived_set(),
 }
