@@ -12301,7 +12301,6 @@ pointer to the API reference) and ``user/`` (the Doxygen API reference, 144 MB).
 LIBSTDCXX_MAX_PAGE_CHARS = 150_000
 """A linked page over this stays out and is named (the value the other sets use, not chosen
 for this set)."""
-_LIBSTDCXX_HREF = re.compile(r"""\bhref\s*=\s*["']([^"'<>]*)["']""", re.IGNORECASE)
 
 
 def libstdcxx_linked_pages(page_html: str, doc: Path) -> list[str]:
@@ -12312,7 +12311,7 @@ def libstdcxx_linked_pages(page_html: str, doc: Path) -> list[str]:
     under :data:`LIBSTDCXX_MANUAL` and the package ships it. One pass over the page's
     ``href`` attributes: linear."""
     out: list[str] = []
-    for href in _LIBSTDCXX_HREF.findall(page_html):
+    for href in _HREF.findall(page_html):
         rel = ds._resolve_link(LIBSTDCXX_FAQ, html.unescape(href))
         if rel is None:
             continue
