@@ -360,6 +360,15 @@ change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py
   plain text, ~52 numbered questions in four groups between lines of dashes): every question
   and the contents list deleted (:func:`split_freeciv_faq`), beside the English notes and the
   man page. Built in stop 64 and measured once: an untuned check (helper heldout65).
+* ``gnubg-faq``: GNU Backgammon's FAQ (Debian ``gnubg-data``, ``gnubg.html``: the manual as one
+  DocBook XSL page, its chapter "Frequently Asked Questions" ~45 ``sect3`` entries in seven
+  groups): every question deleted (:func:`split_gnubg_manual`), beside the manual's other
+  chapters and "All about GNU Backgammon". Built in stop 65 and measured once: an untuned
+  check (helper heldout66).
+* ``libstdcxx-faq``: the GNU C++ Library's FAQ (Debian ``libstdc++-12-doc``, ``faq.html``: a
+  DocBook XSL qandaset, ~45 numbered questions in eight sections): every question and both
+  lists of them deleted (:func:`split_valgrind_faq`), beside the manual pages it links to.
+  Built in stop 65 and measured once: an untuned check (helper heldout66).
 * ``xboard-faq``: XBoard and WinBoard's FAQ (Debian ``xboard``, ``FAQ.html``: hand-written
   HTML, ~60 labelled ``<h3>`` questions under four ``<h2>`` groups): every question and the
   contents lists deleted (:func:`split_xboard_faq`), beside the engine protocol page, the
@@ -405,6 +414,7 @@ import functools
 import gzip
 import hashlib
 import html
+import itertools
 import posixpath
 import re
 import shutil
@@ -496,6 +506,8 @@ HELD_OUT_SETS = (
     "allegro-faq",
     "xerces-c-faq",
     "freeciv-faq",
+    "gnubg-faq",
+    "libstdcxx-faq",
 )
 """Natural-question sets that no screening script reads by default (``--sets`` names them):
 measured once per change as an untuned check of whether a method chosen on the sets above
@@ -12109,6 +12121,248 @@ def freeciv_faq_set() -> NaturalSet:
     )
 
 
+# --------------------------------------------------------------------------------------
+# An FAQ chapter of sect3 questions inside a one-page DocBook XSL manual (GNU Backgammon)
+# --------------------------------------------------------------------------------------
+
+GNUBG_PACKAGE = "gnubg-data"
+GNUBG_DOC = "usr/share/doc/gnubg"
+GNUBG_MANUAL = "gnubg.html"
+"""The GNU Backgammon manual as Debian's ``gnubg-data`` ships it
+(``/usr/share/doc/gnubg/gnubg.html``: DocBook XSL, the whole manual as one 279 kB page): a
+title page, a table of contents, eleven ``<div class="sect1">`` chapters and one ``<div
+class="appendix">`` (the GNU FDL). Chapter "Frequently Asked Questions" (``id="gnubg-faq"``)
+holds seven ``sect2`` groups ("General questions", "Abbreviations"), each of ``sect3``
+entries whose title is a user's question or statement ("What are Plies?", "I think the bot is
+cheating", "GWC?") over its answer. Every title is an ``<hN class="title">`` whose number
+follows the stylesheet, not the depth: the section's own class tells the depth
+(:func:`docbook_xsl_section_levels`)."""
+GNUBG_PAGES = ("allabout.html",)
+"""The package's other HTML page: "All about GNU Backgammon" (Albert Silver's and Christian
+Anthon's guide, the same stylesheets): in, through :func:`docbook_xsl_section_levels` and
+:func:`docbook_page_markdown`. Left out: the PDF copies of both, the images, the changelogs
+and the copyright."""
+GNUBG_MAX_PAGE_CHARS = 150_000
+"""A chapter or page over this stays out and is named (the value the other sets use, not
+chosen for this set)."""
+_GNUBG_TITLE_CLASS = re.compile(
+    r"""(<div\s+class\s*=\s*["'](sect[1-5]|appendix)["'][^<>]*>\s*"""
+    r"""<div\s+class\s*=\s*["']titlepage["'][^<>]*>(?:\s*<div>)*\s*<h[1-6])"""
+    r"""\s+class\s*=\s*["']title["']""",
+    re.IGNORECASE,
+)
+_GNUBG_CHAPTER = re.compile(
+    r"""<div\s+class\s*=\s*["'](?:sect1|appendix)["'][^<>]*>""", re.IGNORECASE
+)
+_GNUBG_FAQ_ANCHOR = re.compile(r"""<a\s+id\s*=\s*["']gnubg-faq["']""", re.IGNORECASE)
+
+
+def docbook_xsl_section_levels(page_html: str) -> str:
+    """``page_html`` with each section's title heading classed by its section: DocBook XSL
+    writes every title as ``<hN class="title">`` (``class="title"`` reads as level 1 in
+    :data:`_DOCBOOK_LEVELS`), so the title opening a ``<div class="sect3"><div
+    class="titlepage"><div><div>`` becomes ``<hN class="sect3">`` (an appendix's: ``sect1``)
+    and :func:`docbook_page_markdown` gives it the section's depth. Other headings (an
+    author's, an admonition's) are left as they are. One regular expression with no
+    unbounded backtracking: linear."""
+
+    def classed(m: re.Match[str]) -> str:
+        sect = m.group(2).lower()
+        return f'{m.group(1)} class="{"sect1" if sect == "appendix" else sect}"'
+
+    return _GNUBG_TITLE_CLASS.sub(classed, page_html)
+
+
+def _number_faq_headings(markdown: str) -> str:
+    """The FAQ chapter's markdown with each ``###`` question numbered in its ``##`` group
+    (``### 1.3. Where do I get it?``, the number DocBook's section numbering would print),
+    so that :func:`split_docbook_faq_page` takes it as the entry's id; fenced code is never
+    read as a heading (the same toggle as the splitter's). One pass over the lines."""
+    out: list[str] = []
+    group = entry = 0
+    fence = False
+    for line in markdown.split("\n"):
+        if line.startswith("```"):
+            fence = not fence
+        m = None if fence else _HEADING.match(line)
+        if m and len(m.group(1)) == 2:
+            group, entry = group + 1, 0
+        elif m and len(m.group(1)) == 3:
+            entry += 1
+            line = f"### {group}.{entry}. {m.group(2)}"
+        out.append(line)
+    return "\n".join(out)
+
+
+def split_gnubg_manual(page_html: str) -> tuple[list[str], int | None, list[tuple[str, str, str]]]:
+    """GNU Backgammon's ``gnubg.html`` -> ([each part as markdown], which part is the FAQ
+    chapter or None, [(number, question, answer)]).
+
+    The page's title headings are classed by their section
+    (:func:`docbook_xsl_section_levels`); the page is cut at each chapter's opening tag
+    (``<div class="sect1">`` or ``<div class="appendix">``: siblings under the article, so
+    each part runs to the next), the text before the first (title page, legal notice,
+    revision history) a part of its own; each part through :func:`docbook_page_markdown`
+    (the table of contents dropped). The first chapter holding the anchor ``id="gnubg-faq"``
+    is the FAQ: its ``###`` (``sect3``) titles numbered in their ``##`` groups
+    (:func:`_number_faq_headings`) and split out by :func:`split_docbook_faq_page` at level
+    3 (the question leaves, the text up to the next ``sect1``-``sect3`` title is the
+    answer, a deeper title kept in it as a bold line; the group titles kept). A page with no
+    such chapter asks nothing. Each tag is read once: linear."""
+    page = docbook_xsl_section_levels(page_html)
+    starts = [m.start() for m in _GNUBG_CHAPTER.finditer(page)]
+    cuts = [0, *starts, len(page)]
+    parts: list[str] = []
+    faq: int | None = None
+    qa: list[tuple[str, str, str]] = []
+    for begin, end in itertools.pairwise(cuts):
+        chunk = page[begin:end]
+        md = docbook_page_markdown(chunk)
+        if faq is None and begin > 0 and _GNUBG_FAQ_ANCHOR.search(chunk):
+            faq = len(parts)
+            md, qa = split_docbook_faq_page(_number_faq_headings(md), level=3)
+        parts.append(md)
+    return parts, faq, qa
+
+
+def gnubg_faq_set() -> NaturalSet:
+    """GNU Backgammon's FAQ (Debian ``gnubg-data``, ``gnubg.html``'s chapter "Frequently
+    Asked Questions": ~45 ``sect3`` entries in seven groups, "Starting from the Windows menu
+    it plays like a beginner", "What are Plies?") with every question deleted
+    (:func:`split_gnubg_manual`), beside the manual's other chapters (one file each, in the
+    page's order, ``manual/NN-<title>.md``; the FAQ is one of them) and "All about GNU
+    Backgammon" (:data:`GNUBG_PAGES`), each up to :data:`GNUBG_MAX_PAGE_CHARS`. Ids are the
+    entries' group and place (``gnubg-faq:4.2``). Entries whose answer is under
+    :data:`MIN_ANSWER_WORDS` words once the questions are scrubbed are left out and named
+    ("EPC?": "See the section called “What does EPC mean?”"). Built in stop 65 and measured
+    once, with no change to the retriever: an untuned check (helper heldout66)."""
+    root, doc, manual = _packaged_doc(GNUBG_PACKAGE, GNUBG_DOC, GNUBG_MANUAL)
+    parts, faq, qa = split_gnubg_manual(_doc_text(manual, "utf-8"))
+    if faq is None or not qa:
+        raise FileNotFoundError(f"no FAQ chapter with questions in {manual}")
+    files: dict[str, str] = {}
+    chapters: list[str] = []
+    for n, part in enumerate(parts):
+        title = next((ln[2:] for ln in part.split("\n") if ln.startswith("# ")), "")
+        rel = f"manual/{n:02d}-{_slug(title) or 'part'}.md"
+        files[rel] = part
+        chapters.append(rel)
+    source = chapters[faq]
+    asked = _faq_questions("gnubg-faq", qa, source)
+    kept, too_long = _drop_too_long(files, chapters, GNUBG_MAX_PAGE_CHARS)
+    if source in too_long:
+        raise FileNotFoundError(f"the FAQ chapter of {manual} is over {GNUBG_MAX_PAGE_CHARS}")
+    pages, pages_too_long = _add_pages(
+        files,
+        doc,
+        GNUBG_PAGES,
+        "utf-8",
+        GNUBG_MAX_PAGE_CHARS,
+        to_markdown=lambda page: docbook_page_markdown(docbook_xsl_section_levels(page)),
+    )
+    kept += pages
+    too_long += pages_too_long
+    return _judged_package_set(
+        "gnubg-faq",
+        root,
+        files,
+        asked,
+        lambda version, unjudged: (
+            f"GNU Backgammon FAQ from {GNUBG_PACKAGE} {version} (gnubg.html, the manual as "
+            f"one DocBook XSL page, cut into its {len(parts)} parts; the FAQ chapter's "
+            f"{len(qa)} sect3 questions deleted, its group titles kept) + All about GNU "
+            f"Backgammon ({len(kept)} files; left out, over {GNUBG_MAX_PAGE_CHARS} chars: "
+            f"{', '.join(too_long) or 'none'}); PDF copies, images, changelogs and copyright "
+            "out; answer = the text under a question up to the next section title; left out, "
+            f"answer under {MIN_ANSWER_WORDS} words: {' | '.join(unjudged) or 'none'}"
+        ),
+    )
+
+
+# --------------------------------------------------------------------------------------
+# A DocBook XSL qandaset FAQ page beside the manual pages it links to (the GNU C++ Library)
+# --------------------------------------------------------------------------------------
+
+LIBSTDCXX_PACKAGE = "libstdc++-12-doc"
+LIBSTDCXX_DOC = "usr/share/doc/gcc-12-base/libstdc++"
+LIBSTDCXX_FAQ = "faq.html"
+"""The GNU C++ Library's FAQ as Debian's ``libstdc++-12-doc`` ships it
+(``/usr/share/doc/gcc-12-base/libstdc++/faq.html``, generated from the library's DocBook
+sources): one DocBook XSL page, an article holding a ``qandaset``: the generated list of every
+question, then one table per section ("1. General Information" ... "8. Miscellaneous") of
+``question`` / ``answer`` row pairs, the question row's first cell its number ("4.2."):
+Valgrind's layout, read by :func:`split_valgrind_faq`. Users' questions and complaints ("This
+library is HUGE!", "list::size() is O(n)!", "Aw, that's easy to fix!")."""
+LIBSTDCXX_MANUAL = "manual"
+"""The folder of the library's manual (104 DocBook XSL pages): the pages of it the FAQ links
+to are in (:func:`libstdcxx_linked_pages`). Out: the rest of the manual, the front and book
+pages (``index.html``, ``bk02.html``, ``bk03.html``, ``api.html``: tables of contents and a
+pointer to the API reference) and ``user/`` (the Doxygen API reference, 144 MB)."""
+LIBSTDCXX_MAX_PAGE_CHARS = 150_000
+"""A linked page over this stays out and is named (the value the other sets use, not chosen
+for this set)."""
+
+
+def libstdcxx_linked_pages(page_html: str, doc: Path) -> list[str]:
+    """The manual's pages that the FAQ links to (one hop), as paths under ``doc``
+    (``manual/containers.html``), in the order of the FAQ's first link to each: each
+    ``href`` resolved against the FAQ (``ds._resolve_link``: external links, in-page links
+    and links to anything but ``.html`` are none), its fragment dropped, kept when it lies
+    under :data:`LIBSTDCXX_MANUAL` and the package ships it. One pass over the page's
+    ``href`` attributes: linear."""
+    out: list[str] = []
+    for href in _HREF.findall(page_html):
+        rel = ds._resolve_link(LIBSTDCXX_FAQ, html.unescape(href))
+        if rel is None:
+            continue
+        name = rel.removesuffix(".md") + ".html"
+        if name.startswith(f"{LIBSTDCXX_MANUAL}/") and name not in out and (doc / name).is_file():
+            out.append(name)
+    return out
+
+
+def libstdcxx_faq_set() -> NaturalSet:
+    """The GNU C++ Library's FAQ (Debian ``libstdc++-12-doc``, ``faq.html``: a DocBook XSL
+    qandaset, ~45 numbered questions in eight sections, "How do I insure that the
+    dynamically linked library will be found?") as one page ``faq.md`` with every question
+    and both lists of them deleted (:func:`split_valgrind_faq`), beside the manual's pages
+    it links to, one hop (:func:`libstdcxx_linked_pages`; :func:`docbook_page_markdown`,
+    navigation and tables of contents dropped), each up to
+    :data:`LIBSTDCXX_MAX_PAGE_CHARS`. Ids are the FAQ's numbers (``libstdcxx-faq:3.4``).
+    Entries whose answer is under :data:`MIN_ANSWER_WORDS` words are left out and named.
+    Built in stop 65 and measured once, with no change to the retriever: an untuned check
+    (helper heldout66)."""
+    root, doc, faq_path = _packaged_doc(LIBSTDCXX_PACKAGE, LIBSTDCXX_DOC, LIBSTDCXX_FAQ)
+    page_html = _doc_text(faq_path, "utf-8")
+    text, qa = split_valgrind_faq(page_html)
+    files = {"faq.md": text}
+    asked = _faq_questions("libstdcxx-faq", qa, "faq.md")
+    linked = libstdcxx_linked_pages(page_html, doc)
+    kept, too_long = _add_pages(
+        files,
+        doc,
+        linked,
+        "utf-8",
+        LIBSTDCXX_MAX_PAGE_CHARS,
+        to_markdown=docbook_page_markdown,
+    )
+    return _judged_package_set(
+        "libstdcxx-faq",
+        root,
+        files,
+        asked,
+        lambda version, unjudged: (
+            f"GNU C++ Library FAQ from {LIBSTDCXX_PACKAGE} {version} (faq.html, DocBook XSL "
+            f"qandaset, one page; its {len(qa)} questions and both question lists deleted) + "
+            f"the {len(kept)} manual pages it links to, one hop (left out, over "
+            f"{LIBSTDCXX_MAX_PAGE_CHARS} chars: {', '.join(too_long) or 'none'}); the rest "
+            "of the manual, the front and book pages, the Doxygen API reference (user/) and "
+            "the copyright out; answer = the question's answer row; left out, answer under "
+            f"{MIN_ANSWER_WORDS} words: {' | '.join(unjudged) or 'none'}"
+        ),
+    )
+
+
 BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "django-faq": lambda emb: django_faq_set(),
     "gitfaq": lambda emb: gitfaq_set(),
@@ -12186,6 +12440,8 @@ BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "allegro-faq": lambda emb: allegro_faq_set(),
     "xerces-c-faq": lambda emb: xerces_c_faq_set(),
     "freeciv-faq": lambda emb: freeciv_faq_set(),
+    "gnubg-faq": lambda emb: gnubg_faq_set(),
+    "libstdcxx-faq": lambda emb: libstdcxx_faq_set(),
     "cranfield": cranfield_set,
     "pytest-derived": lambda emb: pytest_derived_set(),
 }
