@@ -12158,12 +12158,13 @@ def split_slony_faq(page_html: str) -> tuple[str, list[tuple[str, str, str]]]:
     One pass over the div tags after the qandaset's opening, nested divs counted (an
     unclosed one runs to the page's end). What the qandaset holds before its first child
     div is the generated list of every question: it leaves the page. A ``question`` div is
-    the entry's question and leaves the page: its first bold number (``7.1.4.5.``) is the id
-    and goes, the rest through :func:`docbook_page_markdown` with code fences dropped and
-    spaces folded (the paragraphs and any log excerpt, as the authors wrote them; a DSSSL
+    the entry's question: its bold number ahead of any text (``7.1.4.5.``) is the id and
+    goes, the rest through :func:`docbook_page_markdown` with code fences dropped and spaces
+    folded (the paragraphs and any log excerpt, as the authors wrote them; a DSSSL
     ``question`` div handed whole to that converter would become a heading). The entry's
-    ``answer`` divs stay in the page; together, converted, they are its answer. A
-    ``qandaentry`` whose question or answers have no text asks nothing (its answers stay).
+    ``answer`` divs stay in the page; together, converted, they are its answer. When its
+    ``qandaentry`` closes with both, the question div leaves the page; an entry whose
+    question or answers have no text, or that never closes, asks nothing and stays whole.
     The groups' titles (``<H3>`` in each ``qandadiv``) and the page around the qandaset
     (the chapter's title, the section heading) stay; navigation and tables of contents go
     with the converter. Ids are the numbers (``7.1.4.5``), the entry's place when it has
@@ -12178,6 +12179,7 @@ def split_slony_faq(page_html: str) -> tuple[str, list[tuple[str, str, str]]]:
     pos: int | None = None  # where the kept text resumes; the list runs to the first child div
     question: str | None = None
     label = ""
+    asked_div = (0, 0)  # the entry's question div: where it starts and ends
     answers: list[str] = []
     place = 0
     for m in _DIV_TAG.finditer(page_html, start.end()):
@@ -12198,15 +12200,16 @@ def split_slony_faq(page_html: str) -> tuple[str, list[tuple[str, str, str]]]:
                 label, body = num.group(2), num.group(1) + body[num.end() :]
             converted = docbook_page_markdown(f"<div>{body}</div>")
             question = _norm(_FENCE_LINE.sub("", converted))
-            parts.append(page_html[pos:opened] if pos is not None else "")
-            pos = m.end()
+            asked_div = (opened, m.end())
         elif cls_name == "answer":
             answers.append(page_html[opened : m.end()])
         elif cls_name == "qandaentry":
             place += 1
             answer = docbook_page_markdown(f"<div>{''.join(answers)}</div>").strip()
-            if question and answer:
+            if question and answer and pos is not None:
                 qa.append((_repeat_id(seen, label or str(place)), question, answer))
+                parts.append(page_html[pos : asked_div[0]])
+                pos = asked_div[1]
             question, label, answers = None, "", []
     parts.append(page_html[len(page_html) if pos is None else pos :])
     return docbook_page_markdown("".join(parts)), qa
