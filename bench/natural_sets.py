@@ -369,6 +369,11 @@ change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py
   DocBook XSL qandaset, ~45 numbered questions in eight sections): every question and both
   lists of them deleted (:func:`split_valgrind_faq`), beside the manual pages it links to.
   Built in stop 65 and measured once: an untuned check (helper heldout66).
+* ``slony-faq``: Slony-I's FAQ (Debian ``slony1-2-doc``, ``adminguide/appendix.html``: section
+  7.1 of the administration guide, a DocBook (DSSSL) qandaset of ~64 numbered questions in
+  nine groups, most of them users' problem reports from the mailing list): every question and
+  the generated list of them deleted (:func:`split_slony_faq`), beside the guide's other
+  pages. Built in stop 65 and measured once: an untuned check (helper heldout67).
 * ``xboard-faq``: XBoard and WinBoard's FAQ (Debian ``xboard``, ``FAQ.html``: hand-written
   HTML, ~60 labelled ``<h3>`` questions under four ``<h2>`` groups): every question and the
   contents lists deleted (:func:`split_xboard_faq`), beside the engine protocol page, the
@@ -508,6 +513,7 @@ HELD_OUT_SETS = (
     "freeciv-faq",
     "gnubg-faq",
     "libstdcxx-faq",
+    "slony-faq",
 )
 """Natural-question sets that no screening script reads by default (``--sets`` names them):
 measured once per change as an untuned check of whether a method chosen on the sets above
@@ -12363,6 +12369,143 @@ def libstdcxx_faq_set() -> NaturalSet:
     )
 
 
+# --------------------------------------------------------------------------------------
+# A DocBook (DSSSL) qandaset laid out in divs, one section of its project's manual (Slony-I)
+# --------------------------------------------------------------------------------------
+
+SLONY_PACKAGE = "slony1-2-doc"
+SLONY_DOC = "usr/share/doc/slony1-2-doc/adminguide"
+SLONY_FAQ = "appendix.html"
+"""Slony-I's FAQ as its authors keep it (``doc/adminguide/faq.sgml`` in the Slony-I source,
+gathered from the mailing list's questions), built by the DocBook DSSSL stylesheets into
+the administration guide's chunked HTML; Debian's ``slony1-2-doc``,
+``adminguide/appendix.html``: chapter 7 "Appendix", whose section 7.1 "Frequently Asked
+Questions" is a ``qandaset``. Laid out in divs, not a table: ``<DIV CLASS="QANDASET">``
+opens with the generated list of every question (a ``<DL>``), then nine
+``<DIV CLASS="QANDADIV">`` groups, each an ``<H3>`` title ("4. Slony-I FAQ: Connection
+Issues") over its ``<DIV CLASS="QANDAENTRY">`` entries: one ``<DIV CLASS="QUESTION">`` (an
+anchor, the number in bold, ``<B>7.1.4.5. </B>``, the question's paragraphs, sometimes a log
+excerpt in a ``<PRE>``) and one or more ``<DIV CLASS="ANSWER">`` (each opening with an empty
+bold label). Users' questions and problem reports ("7.1.5.1. ps finds passwords on command
+line")."""
+SLONY_SKIP = ("bookindex.html",)
+"""The guide's pages left out: the book's index (terms, each a list of links). Every other
+``*.html`` of the folder is in: the chapters, the slonik command reference (``stmt*``), the
+schema's tables and functions (``table.*``, ``function.*``)."""
+SLONY_MAX_PAGE_CHARS = 150_000
+"""A converted page over this stays out and is named (the value the other sets use, not
+chosen for this set)."""
+_QANDA_CLASS = re.compile(
+    r"""\bclass\s*=\s*["']?(qandadiv|qandaentry|question|answer)(?=["'\s]|$)""", re.IGNORECASE
+)
+_SLONY_LABEL = re.compile(
+    r"^((?:\s|<(?!b\b)[^<>]*>)*)<b\b[^<>]*>\s*(\d+(?:\.\d+)*)\.?\s*</b\s*>", re.IGNORECASE
+)
+"""The question's number: a bold number before any text (tags and spaces only ahead of it,
+one character or tag a step: linear)."""
+
+
+def split_slony_faq(page_html: str) -> tuple[str, list[tuple[str, str, str]]]:
+    """Slony-I's FAQ page (a DocBook DSSSL ``qandaset`` laid out in divs) -> (the page as
+    markdown without its questions or their list, [(number, question, answer)]).
+
+    One pass over the div tags after the qandaset's opening, nested divs counted (an
+    unclosed one runs to the page's end). What the qandaset holds before its first child
+    div is the generated list of every question: it leaves the page. A ``question`` div is
+    the entry's question: its bold number ahead of any text (``7.1.4.5.``) is the id and
+    goes, the rest through :func:`docbook_page_markdown` with code fences dropped and spaces
+    folded (the paragraphs and any log excerpt, as the authors wrote them; a DSSSL
+    ``question`` div handed whole to that converter would become a heading). The entry's
+    ``answer`` divs stay in the page; together, converted, they are its answer. When its
+    ``qandaentry`` closes with both, the question div leaves the page; an entry whose
+    question or answers have no text, or that never closes, asks nothing and stays whole.
+    The groups' titles (``<H3>`` in each ``qandadiv``) and the page around the qandaset
+    (the chapter's title, the section heading) stay; navigation and tables of contents go
+    with the converter. Ids are the numbers (``7.1.4.5``), the entry's place when it has
+    none, a repeat ``-2``. A page with no qandaset is returned converted, asking nothing."""
+    start = _QANDASET_OPEN.search(page_html)
+    if start is None:
+        return docbook_page_markdown(page_html), []
+    parts: list[str] = [page_html[: start.end()]]
+    qa: list[tuple[str, str, str]] = []
+    seen: dict[str, int] = {}
+    stack: list[tuple[str, int, int]] = []  # open divs inside the qandaset: (class, start, end)
+    pos: int | None = None  # where the kept text resumes; the list runs to the first child div
+    question: str | None = None
+    label = ""
+    asked_div = (0, 0)  # the entry's question div: where it starts and ends
+    answers: list[str] = []
+    place = 0
+    for m in _DIV_TAG.finditer(page_html, start.end()):
+        if not m.group(1):
+            cls = _QANDA_CLASS.search(m.group(2))
+            if pos is None:
+                pos = m.start()  # the first child div: the generated list ends here
+            stack.append((cls.group(1).lower() if cls else "", m.start(), m.end()))
+            continue
+        if not stack:
+            pos = m.start() if pos is None else pos  # a qandaset with no child: all list
+            break  # the qandaset's own closing tag
+        cls_name, opened, inner = stack.pop()
+        if cls_name == "question":
+            body = page_html[inner : m.start()]
+            num = _SLONY_LABEL.match(body)
+            if num is not None:
+                label, body = num.group(2), num.group(1) + body[num.end() :]
+            converted = docbook_page_markdown(f"<div>{body}</div>")
+            question = _norm(_FENCE_LINE.sub("", converted))
+            asked_div = (opened, m.end())
+        elif cls_name == "answer":
+            answers.append(page_html[opened : m.end()])
+        elif cls_name == "qandaentry":
+            place += 1
+            answer = docbook_page_markdown(f"<div>{''.join(answers)}</div>").strip()
+            if question and answer and pos is not None:
+                qa.append((_repeat_id(seen, label or str(place)), question, answer))
+                parts.append(page_html[pos : asked_div[0]])
+                pos = asked_div[1]
+            question, label, answers = None, "", []
+    parts.append(page_html[len(page_html) if pos is None else pos :])
+    return docbook_page_markdown("".join(parts)), qa
+
+
+def slony_faq_set() -> NaturalSet:
+    """Slony-I's FAQ (Debian ``slony1-2-doc``, ``adminguide/appendix.html``: ~64 numbered
+    questions in nine groups, "7.1.5.9. Is the ordering of tables in a set significant?") as
+    one page ``appendix.md`` with every question and the generated list of them deleted
+    (:func:`split_slony_faq`), beside every other page of the administration guide in the
+    same folder (:data:`SLONY_SKIP` out; each through :func:`docbook_page_markdown`:
+    navigation and tables of contents dropped), each up to :data:`SLONY_MAX_PAGE_CHARS`.
+    Ids are the FAQ's numbers (``slony-faq:7.1.4.5``). Entries whose answer is under
+    :data:`MIN_ANSWER_WORDS` words are left out and named. Built in stop 65 and measured
+    once, with no change to the retriever: an untuned check (helper heldout67)."""
+    root, doc, faq_path = _packaged_doc(SLONY_PACKAGE, SLONY_DOC, SLONY_FAQ)
+    text, qa = split_slony_faq(_doc_text(faq_path, "latin-1"))
+    faq_rel = SLONY_FAQ.removesuffix(".html") + ".md"
+    files = {faq_rel: text}
+    asked = _faq_questions("slony-faq", qa, faq_rel)
+    skip = {SLONY_FAQ, *SLONY_SKIP}
+    others = sorted(p.name for p in doc.glob("*.html") if p.is_file() and p.name not in skip)
+    kept, too_long = _add_pages(
+        files, doc, others, "latin-1", SLONY_MAX_PAGE_CHARS, to_markdown=docbook_page_markdown
+    )
+    return _judged_package_set(
+        "slony-faq",
+        root,
+        files,
+        asked,
+        lambda version, unjudged: (
+            f"Slony-I FAQ from {SLONY_PACKAGE} {version} (adminguide/appendix.html, DocBook "
+            f"DSSSL qandaset, one page; its {len(qa)} questions and their generated list "
+            f"deleted, the group titles kept) + the guide's other pages ({len(kept)} files; "
+            f"{', '.join(SLONY_SKIP)} out; left out, over {SLONY_MAX_PAGE_CHARS} chars: "
+            f"{', '.join(too_long) or 'none'}); README.Unicode, examples, changelog and "
+            "copyright out; answer = the entry's answer divs; left out, answer under "
+            f"{MIN_ANSWER_WORDS} words: {' | '.join(unjudged) or 'none'}"
+        ),
+    )
+
+
 BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "django-faq": lambda emb: django_faq_set(),
     "gitfaq": lambda emb: gitfaq_set(),
@@ -12442,6 +12585,7 @@ BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "freeciv-faq": lambda emb: freeciv_faq_set(),
     "gnubg-faq": lambda emb: gnubg_faq_set(),
     "libstdcxx-faq": lambda emb: libstdcxx_faq_set(),
+    "slony-faq": lambda emb: slony_faq_set(),
     "cranfield": cranfield_set,
     "pytest-derived": lambda emb: pytest_derived_set(),
 }
