@@ -1,0 +1,248 @@
+"""The embedded store's open robustness items after stop 64 (helper leftovers65a).
+
+1. A column file cut short by another program *during* a store call (a long exact scan, a
+   checksum pass): the read holds a read lease on the file, so the cut waits for it (or, from
+   a program opening with ``O_NONBLOCK`` such as ``truncate``, is refused) and the next call
+   is an ``IndexCorruptError`` -- not SIGBUS. Run in child processes: a signal there is a
+   return code below zero, not a dead test run.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+import treehop
+from treehop.errors import IndexCorruptError
+from treehop.stores.base import Scope
+from treehop.stores.embedded import EmbeddedStore
+from treehop.stores.embedded import column_files as emb_columns
+
+from treehop_test_doubles import clustered_tree
+
+HERE = Path(__file__).resolve().parent
+DIM = 384
+
+
+def _child(code: str, *args: str, timeout: float = 180) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ)
+    # (the treehop this test imported, and the tests' doubles)
+    env["PYTHONPATH"] = os.pathsep.join(
+        [str(Path(treehop.__file__).parents[1]), str(HERE), env.get("PYTHONPATH", "")]
+    )
+    env["OPENBLAS_NUM_THREADS"] = "1"
+    return subprocess.run(
+        [sys.executable, "-c", code, *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=env,
+    )
+
+
+@pytest.fixture(scope="module")
+def big_index(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """10,050 rows of 384-d vectors (15 MB: one map, scanned whole by an exact search)."""
+    path = tmp_path_factory.mktemp("l65") / "idx"
+    nodes, v = clustered_tree(50, 200, DIM)
+    s = EmbeddedStore(path, ann_min_rows=None, lexical=False)
+    s.upsert(nodes, v)
+    s.save()
+    s.close()
+    return path
+
+
+def _copy(src: Path, dst: Path) -> Path:
+    import shutil
+
+    shutil.copytree(src, dst)
+    return dst
+
+
+def _vectors(idx: Path) -> Path:
+    return sorted(idx.glob("data-*"))[-1] / "vectors.bin"
+
+
+_CUT_DURING_A_CALL = r"""
+import os, sys, threading, time
+import numpy as np
+from treehop.errors import TreehopError
+from treehop.stores.base import Scope
+from treehop.stores.embedded import EmbeddedStore
+idx, f = sys.argv[1], sys.argv[2]
+s = EmbeddedStore(idx, ann_min_rows=None, lexical=False)
+qs = np.random.default_rng(1).standard_normal((1500, 384)).astype(np.float32)
+s.search_batch(qs[:2], Scope(), 3)  # (warm)
+def cut():
+    time.sleep(0.3)  # (inside the long call below: ~1 s of exact scans on one thread)
+    os.truncate(f, 0)  # (blocks while the scan holds its lease)
+    print("cut", flush=True)
+t = threading.Thread(target=cut)
+t.start()
+for name in ("long call", "next call"):
+    try:
+        s.search_batch(qs, Scope(), 3)
+        print(name, "answered", flush=True)
+    except TreehopError as exc:
+        print(name, type(exc).__name__, flush=True)
+    t.join()  # (the next call starts after the cut: the call's own check sees it)
+"""
+
+
+def test_a_file_cut_short_during_a_long_call_is_a_typed_error_not_sigbus(
+    big_index: Path, tmp_path: Path
+) -> None:
+    """The cut lands in the middle of one ``search_batch`` (one exact matrix product over
+    the vectors' map): before, the process died of SIGBUS (3 of 3 runs); now the cut waits
+    for the call's lease, the call answers, and the next one is the typed error."""
+    idx = _copy(big_index, tmp_path / "idx")
+    got = _child(_CUT_DURING_A_CALL, str(idx), str(_vectors(idx)))
+    assert got.returncode == 0, (got.returncode, got.stderr[-2000:])
+    lines = got.stdout.split("\n")
+    # (the cut goes on as the call's scan lets its lease go: printed before or after)
+    assert sorted(lines[:2]) == ["cut", "long call answered"], got.stdout
+    assert lines[2] == "next call IndexCorruptError", got.stdout
+
+
+def _big_map(tmp_path: Path, size: int) -> tuple[Path, Any]:
+    f = tmp_path / "col.bin"
+    f.write_bytes(b"\1" * size)
+    arr = emb_columns._mapped(f, np.uint8, size)
+    return f, emb_columns._map_of(arr)
+
+
+def test_a_long_map_read_holds_a_lease_another_program_cannot_break(tmp_path: Path) -> None:
+    """While a long read through a map holds its lease, coreutils' ``truncate`` (an
+    ``O_NONBLOCK`` open) is refused and a blocking ``truncate(2)`` waits until the read
+    ends; after it the file is cut and the size check says so."""
+    size = emb_columns._LEASE_BYTES
+    f, mm = _big_map(tmp_path, size)
+    done: list[float] = []
+
+    def cut() -> None:
+        os.truncate(f, 0)
+        done.append(time.monotonic())
+
+    with emb_columns._map_read(str(f), mm, size, size):
+        refused = subprocess.run(["truncate", "-s", "0", str(f)], capture_output=True, text=True)
+        assert refused.returncode != 0, refused
+        assert f.stat().st_size == size
+        t = threading.Thread(target=cut)
+        t.start()
+        time.sleep(0.3)
+        assert not done and f.stat().st_size == size  # (the cut waits for the read)
+        left = time.monotonic()
+    t.join(10)
+    assert done and done[0] >= left and f.stat().st_size == 0
+    late = emb_columns._map_read(str(f), mm, size, size)
+    with pytest.raises(IndexCorruptError, match="cut short by another program"), late:
+        pass
+
+
+def test_a_short_map_read_takes_no_lease(tmp_path: Path) -> None:
+    """Control: below ``_LEASE_BYTES`` a read is only checked (a lease costs ~10 us)."""
+    size = emb_columns._LEASE_BYTES - 4096
+    f, mm = _big_map(tmp_path, size)
+    with emb_columns._map_read(str(f), mm, size, size):
+        assert not emb_columns._HELD
+        ok = subprocess.run(["truncate", "-s", str(size), str(f)], capture_output=True)
+        assert ok.returncode == 0
+
+
+def test_the_stores_own_writer_waits_for_a_long_read_and_both_finish(
+    big_index: Path, tmp_path: Path
+) -> None:
+    """treehop's own save appends to the file a scan in another thread holds a lease on:
+    the append's open waits for the scan's lease (no deadlock, no error), and a reader
+    sees the new rows after a refresh."""
+    idx = _copy(big_index, tmp_path / "idx")
+    reader = EmbeddedStore(idx, ann_min_rows=None, lexical=False)
+    writer = EmbeddedStore(idx, ann_min_rows=None, lexical=False)
+    qs = np.random.default_rng(2).standard_normal((400, DIM)).astype(np.float32)
+    errors: list[BaseException] = []
+    stop = threading.Event()
+
+    def scans() -> None:
+        try:
+            while not stop.is_set():
+                reader.search_batch(qs, Scope(), 3)
+        except BaseException as exc:  # (reported below)
+            errors.append(exc)
+
+    t = threading.Thread(target=scans)
+    t.start()
+    try:
+        time.sleep(0.2)
+        nodes, v = clustered_tree(2, 5, DIM, seed=7)
+        renamed = [n.model_copy(update={"uri": n.uri.replace("/d", "/new")}) for n in nodes]
+        for n in renamed:
+            if n.parent_uri and n.parent_uri.startswith("viking://resources/d"):
+                n.parent_uri = n.parent_uri.replace("/d", "/new")
+        writer.upsert(renamed, v)
+        writer.save()
+    finally:
+        stop.set()
+        t.join(60)
+    assert not errors, errors
+    reader.refresh()
+    assert reader.get([renamed[-1].uri])[0] is not None
+    reader.close()
+    writer.close()
+
+
+def test_the_checksum_pass_leases_each_long_extent(
+    big_index: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The open's (and ``verify="background"``'s) checksum pass reads the vectors through
+    their map: each extent of 4 MiB or more is read under a lease (the real
+    ``_read_lease``, counted)."""
+    idx = _copy(big_index, tmp_path / "idx")
+    taken: list[str] = []
+    real = emb_columns._read_lease
+
+    def counted(path: str) -> int | None:
+        fd = real(path)
+        if fd is not None:
+            taken.append(os.path.basename(path))
+        return fd
+
+    monkeypatch.setattr(emb_columns, "_read_lease", counted)
+    s = EmbeddedStore(idx, ann_min_rows=None, lexical=False, verify="background")
+    s.wait_verified()
+    assert "vectors.bin" in taken
+    s.close()
+
+
+_FORK_IN_A_LEASE = r"""
+import os, subprocess, sys, time
+import numpy as np
+from treehop.stores.embedded import column_files as c
+f = sys.argv[1]
+size = c._LEASE_BYTES
+open(f, "wb").write(b"\1" * size)
+mm = c._map_of(c._mapped(f, np.uint8, size))
+with c._map_read(f, mm, size, size):
+    pid = os.fork()
+    if pid == 0:
+        time.sleep(3)  # (a child that lives on)
+        os._exit(0)
+r = subprocess.run(["truncate", "-s", "0", f], capture_output=True, text=True)
+print("truncate rc", r.returncode, r.stderr.strip(), flush=True)
+os.waitpid(pid, 0)
+"""
+
+
+def test_a_forked_child_does_not_keep_the_lease(tmp_path: Path) -> None:
+    """A child forked while a read held a lease closes its copy of the descriptor: the
+    lease ends with the parent's read, not with the child's life."""
+    got = _child(_FORK_IN_A_LEASE, str(tmp_path / "col.bin"))
+    assert got.returncode == 0, got.stderr[-2000:]
+    assert got.stdout.startswith("truncate rc 0"), got.stdout
