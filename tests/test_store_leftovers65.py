@@ -5,6 +5,9 @@
    a program opening with ``O_NONBLOCK`` such as ``truncate``, is refused) and the next call
    is an ``IndexCorruptError`` -- not SIGBUS. Run in child processes: a signal there is a
    return code below zero, not a dead test run.
+2. A write failing in its embedder or summarizer after some ``upsert``s into a caller's
+   store without ``discard_unsaved``: the error keeps its type and says what the store kept
+   (a note, and ``written`` / ``deleted`` / ``discarded`` as ``PartialWriteError`` has).
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -21,12 +25,14 @@ import numpy as np
 import pytest
 
 import treehop
-from treehop.errors import IndexCorruptError
+from treehop import Treehop
+from treehop.errors import EmbeddingError, IndexCorruptError, IngestError
+from treehop.ingest.summaries import ExtractiveSummarizer
 from treehop.stores.base import Scope
 from treehop.stores.embedded import EmbeddedStore
 from treehop.stores.embedded import column_files as emb_columns
 
-from treehop_test_doubles import clustered_tree
+from treehop_test_doubles import BagOfWordsEmbedder, clustered_tree
 
 HERE = Path(__file__).resolve().parent
 DIM = 384
@@ -246,3 +252,93 @@ def test_a_forked_child_does_not_keep_the_lease(tmp_path: Path) -> None:
     got = _child(_FORK_IN_A_LEASE, str(tmp_path / "col.bin"))
     assert got.returncode == 0, got.stderr[-2000:]
     assert got.stdout.startswith("truncate rc 0"), got.stdout
+
+
+# ------------------------------------ 2. a write failing in its embedder or summarizer
+
+
+def _recipe_store() -> type[Any]:
+    # (docs/extending.md's FolderStore in memory, as the conformance suite builds it)
+    sys.path.insert(0, str(HERE / "store_conformance"))
+    from store_conf_helpers import recipe_store_class
+
+    return recipe_store_class()
+
+
+class _FailingEmbedder(BagOfWordsEmbedder):
+    """Raises from its ``fail_after + 1``-th call on (an embedding service going down)."""
+
+    fail_after: int | None = None
+    calls = 0
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        if self.fail_after is not None:
+            self.calls += 1
+            if self.calls > self.fail_after:
+                raise RuntimeError("embedder down")
+        return super().embed(texts)
+
+
+class _ParentFailingSummarizer(ExtractiveSummarizer):
+    """Describes the added folder, then fails on the folder above it (armed)."""
+
+    armed = False
+
+    def summarize_directory(self, name: str, children: Any, readme: str | None) -> Any:
+        if self.armed and name != "d":
+            raise RuntimeError("summarizer down")
+        return super().summarize_directory(name, children, readme)
+
+
+def _folder(tmp_path: Path, n: int = 5) -> Path:
+    src = tmp_path / "d"
+    src.mkdir()
+    for i in range(n):
+        (src / f"f{i}.md").write_text(f"file {i} about rotation " * 20)
+    return src
+
+
+def _client(store: Any, emb: Any = None, summ: Any = None) -> tuple[Treehop, set[str]]:
+    th = Treehop(embedder=emb or BagOfWordsEmbedder(), store=store, summarizer=summ)
+    th.add_resource("seed about rotation", target_uri="viking://resources/seed.md")
+    return th, set(store._nodes)
+
+
+def test_an_embedder_failing_after_upserts_says_what_the_store_kept(tmp_path: Path) -> None:
+    store = _recipe_store()()
+    emb = _FailingEmbedder()
+    th, before = _client(store, emb)
+    emb.fail_after = 3  # (the folder's leaves and node embedded and written; then its parent)
+    with pytest.raises(EmbeddingError) as ei:
+        th.add_resource(_folder(tmp_path), target_uri="viking://resources/d")
+    kept = set(store._nodes) - before
+    assert len(kept) == 6  # (the store writes at once, and has no discard_unsaved)
+    err: Any = ei.value
+    assert set(err.written) == kept and err.deleted == () and err.discarded is False
+    (note,) = err.__notes__
+    assert "6 node(s) this write wrote before" in note and "kept by the store" in note
+    assert "'viking://resources/d/f0.md'" in note and len(note) <= 500
+
+
+def test_a_summarizer_failing_after_upserts_says_what_the_store_kept(tmp_path: Path) -> None:
+    store = _recipe_store()()
+    summ = _ParentFailingSummarizer()
+    th, before = _client(store, summ=summ)
+    summ.armed = True
+    with pytest.raises(IngestError) as ei:
+        th.add_resource(_folder(tmp_path), target_uri="viking://resources/d")
+    err: Any = ei.value
+    assert set(err.written) == set(store._nodes) - before and len(err.written) == 6
+    assert "kept by the store" in err.__notes__[0]
+
+
+def test_an_embedder_failing_before_any_upsert_adds_nothing(tmp_path: Path) -> None:
+    """Control: nothing written before the failure, nothing said (and nothing kept)."""
+    store = _recipe_store()()
+    emb = _FailingEmbedder()
+    th, before = _client(store, emb)
+    emb.fail_after = 0
+    with pytest.raises(EmbeddingError) as ei:
+        th.add_resource(_folder(tmp_path), target_uri="viking://resources/d")
+    assert set(store._nodes) == before
+    assert not hasattr(ei.value, "written") and not getattr(ei.value, "__notes__", None)

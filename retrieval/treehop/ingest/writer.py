@@ -668,8 +668,8 @@ class WriteLock:
                 if failed and held is not None:
                     _drop_unsaved(self.store)
             finally:
-                if type(self.store) is GuardedStore:
-                    self.store.end_journal()
+                if type(self.store) is GuardedStore:  # (a failure not the store's: noted)
+                    self.store.end_journal(exc[1] if failed and len(exc) > 1 else None)
                 self._close_counts(failed)
             if held is not None:
                 await held.__aexit__(*exc)

@@ -69,6 +69,31 @@ _WRITE_METHODS = frozenset(
 meanwhile is not)."""
 
 
+def _journal_lists(
+    journal: tuple[list[str], list[str]], inner: object
+) -> tuple[tuple[str, ...], tuple[str, ...], bool, str]:
+    """What a write's earlier calls changed (``journal``) in store ``inner``: (written,
+    deleted, whether the store has ``discard_unsaved``, the bounded, redacted text saying
+    so)."""
+    written, deleted = tuple(dict.fromkeys(journal[0])), tuple(dict.fromkeys(journal[1]))
+    discard = callable(getattr(type(inner), "discard_unsaved", None))
+    fate = (
+        "dropped through the store's discard_unsaved"
+        if discard
+        else "kept by the store (it has no discard_unsaved): check or remove them, or add "
+        "the same input again"
+    )
+    # (bounded as every plug-in error: at most three URIs of each list, each cut and
+    # redacted; .written / .deleted hold them all)
+    parts = []
+    if written:
+        parts.append(f"{len(written)} node(s) this write wrote before: {listed(written, first=3)}")
+    if deleted:
+        parts.append(f"{len(deleted)} it deleted: {listed(deleted, first=3)}")
+    parts.append(fate)
+    return written, deleted, discard, "; ".join(parts)
+
+
 def _journaled(guard: GuardedStore, name: str, exc: StoreError) -> PartialWriteError | None:
     """When a write is under way and its earlier calls changed the store, the
     :class:`PartialWriteError` for ``exc`` (the failure of the store's method ``name``)
@@ -76,23 +101,10 @@ def _journaled(guard: GuardedStore, name: str, exc: StoreError) -> PartialWriteE
     journal = guard._journal
     if journal is None or name not in _WRITE_METHODS or not (journal[0] or journal[1]):
         return None
-    written, deleted = tuple(dict.fromkeys(journal[0])), tuple(dict.fromkeys(journal[1]))
-    discard = callable(getattr(type(guard._inner), "discard_unsaved", None))
-    fate = (
-        "dropped through the store's discard_unsaved"
-        if discard
-        else "kept by the store (it has no discard_unsaved): check or remove them, or add "
-        "the same input again"
-    )
-    # (bounded as every plug-in error: the failure's own text cut first, then at most three
-    # URIs of each list, each cut and redacted; .written / .deleted hold them all)
-    parts = [str(exc)[:160]]
-    if written:
-        parts.append(f"{len(written)} node(s) this write wrote before: {listed(written, first=3)}")
-    if deleted:
-        parts.append(f"{len(deleted)} it deleted: {listed(deleted, first=3)}")
-    parts.append(fate)
-    out = PartialWriteError("; ".join(parts)[:SHOWN_CHARS], written, deleted, discard)
+    written, deleted, discard, said = _journal_lists(journal, guard._inner)
+    # (the failure's own text cut first)
+    message = f"{str(exc)[:160]}; {said}"[:SHOWN_CHARS]
+    out = PartialWriteError(message, written, deleted, discard)
     out.__context__ = exc.__context__ if exc.__suppress_context__ else exc
     out.__suppress_context__ = True
     return out
@@ -255,9 +267,31 @@ class GuardedStore:
         (:class:`PartialWriteError`)."""
         object.__setattr__(self, "_journal", ([], []))
 
-    def end_journal(self) -> None:
-        """The write is over (committed or rolled back): stop noting."""
+    def end_journal(self, failure: BaseException | None = None) -> None:
+        """The write is over (committed or rolled back): stop noting. ``failure``: what
+        ended it, when not the store (an embedder's, a summarizer's error, a cancellation)
+        after the write's earlier calls changed the store: it gets a note (shown under its
+        traceback) and the attributes ``written`` / ``deleted`` / ``discarded`` that a
+        :class:`PartialWriteError` has.
+
+        Why (helper leftovers65a): a folder's nodes upserted into a caller's store, then the
+        embedder failing as the folder above was described again, left 6 nodes in the store
+        and an ``EmbeddingError`` that did not say so. Its type stays (a caller catching
+        ``EmbeddingError`` still does); what stays in the store is said on it."""
+        journal = self._journal
         object.__setattr__(self, "_journal", None)
+        if (
+            failure is None
+            or isinstance(failure, PartialWriteError)
+            or journal is None
+            or not (journal[0] or journal[1])
+        ):
+            return
+        written, deleted, discard, said = _journal_lists(journal, self._inner)
+        failure.add_note(f"this write failed after changing the store: {said}"[:SHOWN_CHARS])
+        for attr, value in (("written", written), ("deleted", deleted), ("discarded", discard)):
+            if not hasattr(failure, attr):
+                setattr(failure, attr, value)
 
     def _note(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
         """Note the URIs a successful write method of the current write changed; a
