@@ -527,6 +527,8 @@ class _Snap:
         released map is as fast as over a resident one here: the faults map whole folios;
         copying the file through ``pread`` instead took ~2x as long)."""
         rb = 4 * self.dim
+        if self.vector_rows is None and (hi - lo) * rb < _LEASE_BYTES:
+            return use(self.base_vecs[lo:hi])  # (a short read: the call's check_mapped)
         # (checked per block, and a long block read under a read lease: map_read)
         with self.map_read("vectors.bin", self.base_vecs, hi * rb, (hi - lo) * rb):
             try:
