@@ -342,3 +342,65 @@ def test_an_embedder_failing_before_any_upsert_adds_nothing(tmp_path: Path) -> N
         th.add_resource(_folder(tmp_path), target_uri="viking://resources/d")
     assert set(store._nodes) == before
     assert not hasattr(ei.value, "written") and not getattr(ei.value, "__notes__", None)
+
+
+# ------------------------------------------------ 3. isinstance of a guarded store
+
+
+class _SubclassOfBuiltIn(EmbeddedStore):
+    """A caller's subclass of a built-in store that overrides a method (so it is guarded)."""
+
+    def search(self, *args: Any, **kwargs: Any) -> Any:
+        return super().search(*args, **kwargs)
+
+
+def _classes_to_ask(obj: object) -> list[type]:
+    import collections.abc as cabc
+
+    from treehop.stores import base
+    from treehop.stores.milvus import MilvusStore
+    from treehop.stores.vikingdb import VikingDBStore
+
+    abcs = [getattr(cabc, n) for n in cabc.__all__ if isinstance(getattr(cabc, n), type)]
+    protocols = [
+        v
+        for v in vars(base).values()
+        if isinstance(v, type) and getattr(v, "_is_runtime_protocol", False)
+    ]
+    return [
+        *type(obj).__mro__,
+        EmbeddedStore,
+        MilvusStore,
+        VikingDBStore,
+        dict,
+        Treehop,
+        *abcs,
+        *protocols,
+    ]
+
+
+@pytest.mark.parametrize("kind", ["recipe", "recipe subclass", "embedded subclass"])
+def test_isinstance_of_the_guard_answers_as_the_callers_object(kind: str, tmp_path: Path) -> None:
+    """Decided: ``isinstance(client.store, C)`` answers what ``isinstance(store, C)`` does for
+    the object the caller passed, for every class -- its own, a built-in store's it
+    subclasses (``EmbeddedStore`` for a subclass of it: Python's rule, which a LangChain
+    user's check relies on), one it does not (``MilvusStore``), treehop's runtime protocols,
+    ``collections.abc`` -- with one exception: ``GuardedStore`` itself, how the guard is told
+    apart (as ``type()`` and ``client.store.inner``)."""
+    from treehop.stores.guarded import GuardedStore
+
+    recipe = _recipe_store()
+    if kind == "recipe":
+        obj: Any = recipe()
+    elif kind == "recipe subclass":
+        obj = type("MyFolderStore", (recipe,), {})()
+    else:
+        obj = _SubclassOfBuiltIn(tmp_path / "idx", lexical=False)
+    th = Treehop(embedder=BagOfWordsEmbedder(), store=obj)
+    guard = th.store
+    assert type(guard) is GuardedStore and guard.inner is obj
+    differ = [c for c in _classes_to_ask(obj) if isinstance(guard, c) != isinstance(obj, c)]
+    assert differ == [], differ
+    assert isinstance(guard, GuardedStore) and not isinstance(obj, GuardedStore)
+    assert isinstance(guard, EmbeddedStore) is (kind == "embedded subclass")
+    th.close()

@@ -29,7 +29,12 @@ it is.
 
 The wrapper answers ``isinstance`` as the wrapped store does (its ``__class__`` is the
 store's class: ``isinstance(client.store, MyStore)`` holds, and treehop's own checks for an
-embedded store still see a guarded subclass as one); ``type(client.store)`` is
+embedded store still see a guarded subclass as one). Decided (helper leftovers65a): for a
+caller's subclass of a built-in store, ``isinstance(client.store, EmbeddedStore)`` is True,
+as it is for the caller's object -- Python's rule, which a caller's (a LangChain user's)
+check relies on; the answer differs from the object's for ``GuardedStore`` alone
+(``tests/test_store_leftovers65.py`` asks every class of the store's MRO, the built-in
+stores, treehop's runtime protocols and ``collections.abc``). ``type(client.store)`` is
 :class:`GuardedStore` and ``client.store.inner`` the caller's object. One wrapper per store
 object (:func:`guard_store`), so that two clients of one store share it as they share the
 store (the in-process write gate is kept per store object).
