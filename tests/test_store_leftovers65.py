@@ -227,6 +227,48 @@ def test_the_checksum_pass_leases_each_long_extent(
     s.close()
 
 
+def _saved_in_pieces(path: Path, saves: int = 12, rows: int = 250) -> None:
+    """An index whose vectors file (4.6 MB) is many small extents: one per save."""
+    s = EmbeddedStore(path, ann_min_rows=None, lexical=False)
+    nodes, v = clustered_tree(saves, rows - 1, DIM)
+    for k in range(saves):
+        s.upsert(nodes[k * rows : (k + 1) * rows], v[k * rows : (k + 1) * rows])
+        s.save()
+    s.close()
+
+
+def test_a_pass_over_many_small_extents_is_leased_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each save appends one extent; twelve of 384 KB each are each under ``_LEASE_BYTES``,
+    but the pass over the 4.6 MB file reads them all: it reads them in runs, each under a
+    lease. A flipped byte in one of them is still found, by its own range."""
+    idx = tmp_path / "idx"
+    _saved_in_pieces(idx)
+    vec = _vectors(idx)
+    assert vec.stat().st_size >= emb_columns._LEASE_BYTES
+    taken: list[str] = []
+    real = emb_columns._read_lease
+
+    def counted(path: str) -> int | None:
+        fd = real(path)
+        if fd is not None:
+            taken.append(os.path.basename(path))
+        return fd
+
+    monkeypatch.setattr(emb_columns, "_read_lease", counted)
+    s = EmbeddedStore(idx, ann_min_rows=None, lexical=False, verify=True)
+    assert taken.count("vectors.bin") >= 1
+    s.close()
+    size = vec.stat().st_size
+    time.sleep(0.05)  # (a coarse file-system clock: the rewrite must change the mtime)
+    with open(vec, "r+b") as fh:
+        fh.seek(size // 2)
+        fh.write(b"\x7f\x7f\x7f\x7f")
+    with pytest.raises(IndexCorruptError, match=r"vectors.bin: checksum mismatch in \[\d+, \d+\)"):
+        EmbeddedStore(idx, ann_min_rows=None, lexical=False, verify=True)
+
+
 _FORK_IN_A_LEASE = r"""
 import os, subprocess, sys, time
 import numpy as np

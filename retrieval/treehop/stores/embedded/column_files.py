@@ -424,30 +424,49 @@ def _verify_segments(
     extent (at most ``_BLOCK`` bytes for data written by this version) is one job; the
     checksums (XXH3, or CRC-32 for extents written by format 2) and numpy release the GIL,
     so the jobs run on all cores. The finiteness check runs on the same block right after
-    its checksum, while it is in the CPU cache.
+    its checksum, while it is in the CPU cache. Small extents (many saves of a few rows)
+    are grouped into jobs of about ``_LEASE_BYTES``.
     """
-    jobs = [
-        (name, *_ck.parse_extent(ext))
-        for name in names
-        if maps[name].size
-        for ext in files[name]["extents"]
-    ]
+    jobs: list[tuple[str, list[tuple[int, int, int, str]]]] = []
+    for name in names:
+        if not maps[name].size:
+            continue
+        group: list[tuple[int, int, int, str]] = []
+        for ext in files[name]["extents"]:
+            group.append(_ck.parse_extent(ext))
+            if group[-1][1] - group[0][0] >= _LEASE_BYTES:
+                jobs.append((name, group))
+                group = []
+        if group:
+            jobs.append((name, group))
 
-    def check(job: tuple[str, int, int, int, str]) -> None:
-        name, a, e, value, algo = job
+    def check(job: tuple[str, list[tuple[int, int, int, str]]]) -> None:
+        name, group = job
         arr = maps[name]
         raw = arr.view(np.uint8)
-        if e > raw.size:
-            raise IndexCorruptError(f"{data / name}.bin: checksum mismatch in [{a}, {e})")
-        # (a map's extent: its file's size checked, a read lease held for a long one, so a
-        # file cut short meanwhile is this error and not SIGBUS: _map_read)
-        with _map_read(str(data / f"{name}.bin"), _map_of(arr), e, e - a):
-            same = _ck.digest(raw[a:e].data, algo) == value
-            finite = same and (name != "vectors" or _all_finite(arr[a // 4 : -(-e // 4)]))
-            if name != "vectors" or name in release:
-                _release_pages(arr, a, e)
-        if not same:
-            raise IndexCorruptError(f"{data / name}.bin: checksum mismatch in [{a}, {e})")
+        # (extents in runs of about _LEASE_BYTES, each run read under one read lease when
+        # the file is that large -- an index saved many times has many small extents, and a
+        # cut during a pass over them was as likely to land in a read as for one large one
+        # -- with the file's size checked first: a cut meanwhile is IndexCorruptError, not
+        # SIGBUS; _map_read)
+        end = max(e for _, e, _, _ in group)
+        for a, e, _, _ in group if end > raw.size else ():
+            if e > raw.size:
+                raise IndexCorruptError(f"{data / name}.bin: checksum mismatch in [{a}, {e})")
+        bad: tuple[int, int] | None = None
+        finite = True
+        with _map_read(str(data / f"{name}.bin"), _map_of(arr), end, raw.size):
+            for a, e, value, algo in group:
+                if _ck.digest(raw[a:e].data, algo) != value:
+                    bad = (a, e)
+                    break
+                if name == "vectors" and not _all_finite(arr[a // 4 : -(-e // 4)]):
+                    finite = False
+                    break
+                if name != "vectors" or name in release:
+                    _release_pages(arr, a, e)
+        if bad is not None:
+            raise IndexCorruptError(f"{data / name}.bin: checksum mismatch in [{bad[0]}, {bad[1]})")
         if not finite:
             raise IndexCorruptError(f"{data}: vectors contain NaN or infinite values")
 
@@ -545,6 +564,14 @@ def _read_lease(path: str) -> int | None:
     return fd
 
 
+def _cut_short(path: str) -> IndexCorruptError:
+    """The error for a mapped file now shorter than its map (see :func:`_map_read`)."""
+    return IndexCorruptError(
+        f"{path}: cut short by another program while the index is open (its files are only "
+        "ever appended to); the index is damaged: restore it from a copy, or rebuild it"
+    )
+
+
 @contextlib.contextmanager
 def _map_read(path: str, mm: mmap.mmap | None, need: int, nbytes: int) -> Iterator[None]:
     """Guard a read of ``nbytes`` through map ``mm`` of file ``path`` that reaches byte
@@ -570,11 +597,7 @@ def _map_read(path: str, mm: mmap.mmap | None, need: int, nbytes: int) -> Iterat
             except (OSError, ValueError):
                 short = True
             if short:
-                raise IndexCorruptError(
-                    f"{path}: cut short by another program while the index is open (its "
-                    "files are only ever appended to); the index is damaged: restore it "
-                    "from a copy, or rebuild it"
-                )
+                raise _cut_short(path)
         yield
     finally:
         if fd is not None:

@@ -23,6 +23,7 @@ from .column_files import (
     _BLOCK,
     _LEASE_BYTES,
     _BlobGuard,
+    _cut_short,
     _decoded_slices,
     _map_of,
     _map_read,
@@ -271,11 +272,7 @@ class _Snap:
             except (OSError, ValueError):
                 short = True
             if short:
-                raise IndexCorruptError(
-                    f"{name}: cut short by another program while the index is open (its "
-                    "files are only ever appended to); the index is damaged: restore it "
-                    "from a copy, or rebuild it"
-                )
+                raise _cut_short(name)
 
     def _read_nodes(self, start: int, end: int) -> bytes:
         if self.nodes_file is None:
@@ -527,10 +524,11 @@ class _Snap:
         released map is as fast as over a resident one here: the faults map whole folios;
         copying the file through ``pread`` instead took ~2x as long)."""
         rb = 4 * self.dim
-        if self.vector_rows is None and (hi - lo) * rb < _LEASE_BYTES:
+        total = self.n_base * rb  # (a scan is a pass over the whole file: leased by its size)
+        if self.vector_rows is None and total < _LEASE_BYTES:
             return use(self.base_vecs[lo:hi])  # (a short read: the call's check_mapped)
-        # (checked per block, and a long block read under a read lease: map_read)
-        with self.map_read("vectors.bin", self.base_vecs, hi * rb, (hi - lo) * rb):
+        # (checked per block, and read under a read lease when the file is long: map_read)
+        with self.map_read("vectors.bin", self.base_vecs, hi * rb, total):
             try:
                 return use(self.base_vecs[lo:hi])
             finally:
