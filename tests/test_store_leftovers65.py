@@ -87,8 +87,23 @@ idx, f = sys.argv[1], sys.argv[2]
 s = EmbeddedStore(idx, ann_min_rows=None, lexical=False)
 qs = np.random.default_rng(1).standard_normal((1500, 384)).astype(np.float32)
 s.search_batch(qs[:2], Scope(), 3)  # (warm)
+main = threading.main_thread().ident
+def scanning():
+    # (the main thread inside the scan's product: base_block's read of the map)
+    fr = sys._current_frames().get(main)
+    while fr is not None:
+        up = fr.f_back
+        if fr.f_code.co_name == "<lambda>" and up and up.f_code.co_name == "base_block":
+            return True
+        fr = fr.f_back
+    return False
 def cut():
-    time.sleep(0.3)  # (inside the long call below: ~1 s of exact scans on one thread)
+    give_up = time.monotonic() + 60
+    while not scanning():
+        if time.monotonic() > give_up:  # (the scan's frames renamed: say so, not hang)
+            print("no scan seen", flush=True)
+            return
+        time.sleep(0.001)
     os.truncate(f, 0)  # (blocks while the scan holds its lease)
     print("cut", flush=True)
 t = threading.Thread(target=cut)
@@ -106,9 +121,10 @@ for name in ("long call", "next call"):
 def test_a_file_cut_short_during_a_long_call_is_a_typed_error_not_sigbus(
     big_index: Path, tmp_path: Path
 ) -> None:
-    """The cut lands in the middle of one ``search_batch`` (one exact matrix product over
-    the vectors' map): before, the process died of SIGBUS (3 of 3 runs); now the cut waits
-    for the call's lease, the call answers, and the next one is the typed error."""
+    """The cut lands in the middle of one ``search_batch`` (another thread waits until the
+    call is inside its product over the vectors' map, however fast the machine): before,
+    the process died of SIGBUS; now the cut waits for the call's lease, the call answers,
+    and the next one is the typed error."""
     idx = _copy(big_index, tmp_path / "idx")
     got = _child(_CUT_DURING_A_CALL, str(idx), str(_vectors(idx)))
     assert got.returncode == 0, (got.returncode, got.stderr[-2000:])
