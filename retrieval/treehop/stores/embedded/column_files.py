@@ -516,7 +516,9 @@ the map (a scan or a checksum of it takes 0.4 ms or more); shorter reads are che
 if os.name == "posix":
     import fcntl
 
-    _LEASES = all(hasattr(fcntl, a) for a in ("F_SETLEASE", "F_SETOWN", "F_SETSIG"))
+    _LEASES = hasattr(signal, "SIGURG") and all(
+        hasattr(fcntl, a) for a in ("F_SETLEASE", "F_SETOWN", "F_SETSIG")
+    )
 else:  # (Windows: no leases; the size checks alone)
     _LEASES = False
 
