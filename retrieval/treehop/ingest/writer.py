@@ -666,6 +666,7 @@ class WriteLock:
         failed = bool(exc and exc[0] is not None)
         with suppress(ValueError):  # (exited in another context: nothing to undo)
             _HELD_WRITES.reset(self._token)
+        dropped = True
         try:
             try:
                 if failed and held is not None:
@@ -673,8 +674,8 @@ class WriteLock:
                     if not dropped and isinstance(exc[1], PartialWriteError):
                         not_dropped(exc[1])  # (its message said the rollback would drop them)
             finally:
-                if type(self.store) is GuardedStore:
-                    self.store.end_journal()
+                if type(self.store) is GuardedStore:  # (a failure not the store's: noted)
+                    self.store.end_journal(exc[1] if failed and len(exc) > 1 else None, dropped)
                 self._close_counts(failed)
             if held is not None:
                 await held.__aexit__(*exc)

@@ -29,7 +29,12 @@ it is.
 
 The wrapper answers ``isinstance`` as the wrapped store does (its ``__class__`` is the
 store's class: ``isinstance(client.store, MyStore)`` holds, and treehop's own checks for an
-embedded store still see a guarded subclass as one); ``type(client.store)`` is
+embedded store still see a guarded subclass as one). Decided (helper leftovers65a): for a
+caller's subclass of a built-in store, ``isinstance(client.store, EmbeddedStore)`` is True,
+as it is for the caller's object -- Python's rule, which a caller's (a LangChain user's)
+check relies on; the answer differs from the object's for ``GuardedStore`` alone
+(``tests/test_store_leftovers65.py`` asks every class of the store's MRO, the built-in
+stores, treehop's runtime protocols and ``collections.abc``). ``type(client.store)`` is
 :class:`GuardedStore` and ``client.store.inner`` the caller's object. One wrapper per store
 object (:func:`guard_store`), so that two clients of one store share it as they share the
 store (the in-process write gate is kept per store object).
@@ -93,6 +98,24 @@ def not_dropped(exc: PartialWriteError) -> None:
         )
 
 
+def _journal_lists(
+    journal: tuple[list[str], list[str]], inner: object
+) -> tuple[tuple[str, ...], tuple[str, ...], bool, str]:
+    """What a write's earlier calls changed (``journal``) in store ``inner``: (written,
+    deleted, whether the store has ``discard_unsaved``, the bounded, redacted text listing
+    them; the fate is said by the caller, last and whole)."""
+    written, deleted = tuple(dict.fromkeys(journal[0])), tuple(dict.fromkeys(journal[1]))
+    discard = callable(getattr(type(inner), "discard_unsaved", None))
+    # (bounded as every plug-in error: at most three URIs of each list, each cut and
+    # redacted; .written / .deleted hold them all)
+    parts = []
+    if written:
+        parts.append(f"{len(written)} node(s) this write wrote before: {listed(written, first=3)}")
+    if deleted:
+        parts.append(f"{len(deleted)} it deleted: {listed(deleted, first=3)}")
+    return written, deleted, discard, "; ".join(parts)
+
+
 def _journaled(guard: GuardedStore, name: str, exc: StoreError) -> PartialWriteError | None:
     """When a write is under way and its earlier calls changed the store, the
     :class:`PartialWriteError` for ``exc`` (the failure of the store's method ``name``)
@@ -100,18 +123,11 @@ def _journaled(guard: GuardedStore, name: str, exc: StoreError) -> PartialWriteE
     journal = guard._journal
     if journal is None or name not in _WRITE_METHODS or not (journal[0] or journal[1]):
         return None
-    written, deleted = tuple(dict.fromkeys(journal[0])), tuple(dict.fromkeys(journal[1]))
-    discard = callable(getattr(type(guard._inner), "discard_unsaved", None))
+    written, deleted, discard, lists = _journal_lists(journal, guard._inner)
     fate = _DROPPED if discard else _KEPT
-    # (bounded as every plug-in error: the failure's own text cut first, then at most three
-    # URIs of each list, each cut and redacted; .written / .deleted hold them all)
-    parts = [str(exc)[:160]]
-    if written:
-        parts.append(f"{len(written)} node(s) this write wrote before: {listed(written, first=3)}")
-    if deleted:
-        parts.append(f"{len(deleted)} it deleted: {listed(deleted, first=3)}")
-    # (the fate last and whole: the writer corrects it when the rollback fails)
-    body = "; ".join(parts)[: SHOWN_CHARS - len(fate) - 2]
+    # (the failure's own text cut first, then the lists; the fate last and whole: the writer
+    # corrects it when the rollback fails)
+    body = f"{str(exc)[:160]}; {lists}"[: SHOWN_CHARS - len(fate) - 2]
     out = PartialWriteError(f"{body}; {fate}", written, deleted, discard)
     out.__context__ = exc.__context__ if exc.__suppress_context__ else exc
     out.__suppress_context__ = True
@@ -275,9 +291,35 @@ class GuardedStore:
         (:class:`PartialWriteError`)."""
         object.__setattr__(self, "_journal", ([], []))
 
-    def end_journal(self) -> None:
-        """The write is over (committed or rolled back): stop noting."""
+    def end_journal(self, failure: BaseException | None = None, rolled_back: bool = True) -> None:
+        """The write is over (committed or rolled back): stop noting. ``failure``: what
+        ended it, when not the store (an embedder's, a summarizer's error, a cancellation)
+        after the write's earlier calls changed the store: it gets a note (shown under its
+        traceback) and the attributes ``written`` / ``deleted`` / ``discarded`` that a
+        :class:`PartialWriteError` has; ``rolled_back``: whether the store's
+        ``discard_unsaved`` dropped them (False when it failed or dropped nothing).
+
+        Why (helper leftovers65a): a folder's nodes upserted into a caller's store, then the
+        embedder failing as the folder above was described again, left 6 nodes in the store
+        and an ``EmbeddingError`` that did not say so. Its type stays (a caller catching
+        ``EmbeddingError`` still does); what stays in the store is said on it."""
+        journal = self._journal
         object.__setattr__(self, "_journal", None)
+        if (
+            failure is None
+            or isinstance(failure, PartialWriteError)
+            or journal is None
+            or not (journal[0] or journal[1])
+        ):
+            return
+        written, deleted, discard, lists = _journal_lists(journal, self._inner)
+        dropped = discard and bool(rolled_back)
+        fate = _DROPPED if dropped else _NOT_DROPPED if discard else _KEPT
+        said = f"this write failed after changing the store: {lists}"
+        failure.add_note(f"{said[: SHOWN_CHARS - len(fate) - 2]}; {fate}")
+        for attr, value in (("written", written), ("deleted", deleted), ("discarded", dropped)):
+            if not hasattr(failure, attr):
+                setattr(failure, attr, value)
 
     def _note(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
         """Note the URIs a successful write method of the current write changed; a

@@ -652,6 +652,7 @@ def _opened_snap(
         nodes_file=g.nodes_file,
         vector_rows=g.vector_rows,
         mapped=_mapped_files(g),
+        data_dir=str(g.data),
     )
 
 
@@ -660,8 +661,8 @@ def _mapped_files(g: _MappedGeneration) -> tuple[tuple[str, Any], ...]:
     URIs, the vectors unless their rows are read by ``pread`` (an exact scan's blocks are
     checked then, :meth:`~.snapshot._Snap.base_block`), the node texts only where they
     are not read by ``pread`` (no ``os.pread``: their reads and
-    :class:`~.column_files._BlobGuard`'s checks use the map). Not covered:
-    ``verify="background"``'s pass over the maps, in its own thread."""
+    :class:`~.column_files._BlobGuard`'s checks use the map). ``verify="background"``'s
+    pass checks each extent's file itself (``_verify_segments``)."""
     names = ["uris"]
     if g.vector_rows is None:  # (else rows are read by pread, scans check: Snap.base_block)
         names.append("vectors")

@@ -5,6 +5,7 @@ arrays plus the unsaved rows), :class:`_Tail` (the unsaved vectors, grown in blo
 from __future__ import annotations
 
 import itertools
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
@@ -20,9 +21,12 @@ from ...models import Node
 from ..base import unique_inverse
 from .column_files import (
     _BLOCK,
+    _LEASE_BYTES,
     _BlobGuard,
+    _cut_short,
     _decoded_slices,
     _map_of,
+    _map_read,
     _PFile,
     _release_pages,
     _VectorRows,
@@ -233,6 +237,18 @@ class _Snap:
     ``nodes.bin`` while its map is read), as (path, ``mmap``): :meth:`check_mapped` sees
     one cut short before it is read (see there)."""
 
+    data_dir: str = ""
+    """The generation's data directory (``""``: nothing saved is mapped): a long read
+    through a map holds a read lease on its file (:meth:`map_read`)."""
+
+    def map_read(self, name: str, arr: npt.NDArray[Any], need: int, nbytes: int) -> Any:
+        """A context guarding a read of ``nbytes`` bytes of map ``arr`` (file ``name``)
+        reaching byte ``need``: the file's size checked, and a read lease held while the
+        read lasts when it is long (:func:`.column_files._map_read`; helper leftovers65a:
+        :meth:`check_mapped` at a call's start left the call's own reads open to a cut made
+        meanwhile, a 30 MB scan loop died of SIGBUS in 3 of 3 runs)."""
+        return _map_read(os.path.join(self.data_dir, name), _map_of(arr), need, nbytes)
+
     def check_mapped(self) -> None:
         """Raise :class:`IndexCorruptError` when a file mapped by this snapshot is now
         shorter than its map.
@@ -246,19 +262,17 @@ class _Snap:
         turns the crash into this typed error; reading every column by ``pread`` instead
         would cost each search's URI decodes and the exact scans a copy (the numbers are
         in bench/README.md). A file cut short *during* a call (between this check and a
-        read) still raises SIGBUS: the check closes the gap to a call's length, not to
-        zero -- no Python code can survive the signal."""
+        read) would still raise SIGBUS -- no Python code can survive the signal -- so the
+        call's long reads (an exact scan, a large gather: 4 MiB or more) hold a read lease
+        on the file while they last (:meth:`map_read`, helper leftovers65a); short ones
+        (a hit's URI, a few rows) are covered by this check alone."""
         for name, mm in self.mapped:
             try:
                 short = mm.size() < len(mm)
             except (OSError, ValueError):
                 short = True
             if short:
-                raise IndexCorruptError(
-                    f"{name}: cut short by another program while the index is open (its "
-                    "files are only ever appended to); the index is damaged: restore it "
-                    "from a copy, or rebuild it"
-                )
+                raise _cut_short(name)
 
     def _read_nodes(self, start: int, end: int) -> bytes:
         if self.nodes_file is None:
@@ -488,7 +502,11 @@ class _Snap:
     def _base_rows(self, rows: IntArray) -> F32:
         if self.vector_rows is not None:
             return self.vector_rows.rows(rows)
-        return np.asarray(self.base_vecs[rows], dtype=np.float32)
+        nbytes = int(rows.size) * 4 * self.dim
+        if nbytes < _LEASE_BYTES:  # (a few rows: the call's check_mapped covers them)
+            return np.asarray(self.base_vecs[rows], dtype=np.float32)
+        with self.map_read("vectors.bin", self.base_vecs, self.n_base * 4 * self.dim, nbytes):
+            return np.asarray(self.base_vecs[rows], dtype=np.float32)
 
     def base_blocks(self) -> list[tuple[int, int]]:
         """Row ranges of the saved vectors for a scan: the whole map at once when it stays
@@ -505,25 +523,17 @@ class _Snap:
         read by ``pread`` the block's pages are released afterwards (an exact scan over a
         released map is as fast as over a resident one here: the faults map whole folios;
         copying the file through ``pread`` instead took ~2x as long)."""
-        if self.vector_rows is not None:
-            # (rows read by pread see a short file as a short read; a scan reads the map:
-            # checked per block, as check_mapped does for a resident map)
-            mm = _map_of(self.base_vecs)
+        rb = 4 * self.dim
+        total = self.n_base * rb  # (a scan is a pass over the whole file: leased by its size)
+        if self.vector_rows is None and total < _LEASE_BYTES:
+            return use(self.base_vecs[lo:hi])  # (a short read: the call's check_mapped)
+        # (checked per block, and read under a read lease when the file is long: map_read)
+        with self.map_read("vectors.bin", self.base_vecs, hi * rb, total):
             try:
-                short = mm is not None and mm.size() < hi * 4 * self.dim
-            except (OSError, ValueError):
-                short = True
-            if short:
-                raise IndexCorruptError(
-                    f"{self.vector_rows.file.name}: shorter than committed (cut short by "
-                    "another program while the index is open)"
-                )
-        try:
-            return use(self.base_vecs[lo:hi])
-        finally:
-            if self.vector_rows is not None:
-                rb = 4 * self.dim
-                _release_pages(self.base_vecs, lo * rb, hi * rb)
+                return use(self.base_vecs[lo:hi])
+            finally:
+                if self.vector_rows is not None:
+                    _release_pages(self.base_vecs, lo * rb, hi * rb)
 
     def scores_all(self, q: F32) -> F32:
         """Cosine of every row (dead ones included) against ``q``."""

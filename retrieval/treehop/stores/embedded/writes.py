@@ -594,13 +594,14 @@ class _Writes(_StoreAttributes):
         if m == s.n and not s.n_base:
             tail = s.tail_vecs  # (every row alive, all unsaved: the blocks as they are)
         elif m == s.n:
-            base = (
-                np.asarray(s.base_vecs)
-                if s.vector_rows is None
-                else s.vectors_of(np.arange(s.n_base, dtype=np.int64))
-            )
-            parts = [base, *s.tail_vecs.parts(s.n - s.n_base)]
-            tail = _Tail.of(np.concatenate(parts))
+            rest = s.tail_vecs.parts(s.n - s.n_base)
+            if s.vector_rows is None:  # (the whole map read once: checked, under a lease)
+                size = s.n_base * 4 * s.dim
+                with s.map_read("vectors.bin", s.base_vecs, size, size):
+                    tail = _Tail.of(np.concatenate([np.asarray(s.base_vecs), *rest]))
+            else:
+                base = s.vectors_of(np.arange(s.n_base, dtype=np.int64))
+                tail = _Tail.of(np.concatenate([base, *rest]))
         else:
             vecs = s.vectors_of(live) if m else np.zeros((0, s.dim), np.float32)
             tail = _Tail.of(np.ascontiguousarray(vecs))
