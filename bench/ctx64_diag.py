@@ -135,13 +135,25 @@ def by_score_after(
     return out, needs
 
 
-cd.PATCHES.update(
-    {
-        "after-1": functools.partial(by_score_after, after=1),
-        "after-2": functools.partial(by_score_after, after=2),
-        "with-hit": functools.partial(by_score_after, with_hit=True),
-    }
-)
+WHOLE_PER_TOKENS = 1000
+"""``whole-per-1000``: one whole slot per this many tokens of budget (issue 33, stop 65)."""
+
+
+def whole_per_budget(ranked: Sequence[Any], max_tokens: int, counter: Any) -> int:
+    """``treehop.context_assembly._whole_slots`` for the screened ``whole-per-1000`` rule (not
+    in the library): ``max(WHOLE_SLOTS, max_tokens // WHOLE_PER_TOKENS)`` slots whole, so
+    500 and 1,000 tokens keep the library's one whole slot, 2,000 takes two, 4,000 four. The
+    rule leaves conversation slots alone (they are offered whole in every mode)."""
+    return max(ca.WHOLE_SLOTS, max_tokens // WHOLE_PER_TOKENS)
+
+
+_PATCHES: dict[str, Any] = {
+    "per-budget": whole_per_budget,
+    "after-1": functools.partial(by_score_after, after=1),
+    "after-2": functools.partial(by_score_after, after=2),
+    "with-hit": functools.partial(by_score_after, with_hit=True),
+}
+cd.PATCHES.update(_PATCHES)
 VARIANTS: dict[str, dict[str, Any]] = {
     **cd.VARIANTS,
     # the top slot's extensions after the next one / two slots' hits
@@ -151,6 +163,8 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "two-whole-after-1": {"WHOLE_SLOTS": 2, "_by_score": "after-1"},
     # a lower slot's extension that matches the question better than its hit goes with it
     "ext-with-hit": {"_by_score": "with-hit"},
+    # one whole slot per 1,000 tokens of budget (stop 65's screen; = two-whole at 2,000)
+    "whole-per-1000": {"_whole_slots": "per-budget"},
 }
 
 
@@ -178,7 +192,12 @@ def slot_tokens_above(found: Any, ctx: Any, slot: int | None) -> dict[str, int]:
 
 
 def run_set(
-    name: str, names: Sequence[str], cached: Any, counter: Any, saved: dict[str, Any]
+    name: str,
+    names: Sequence[str],
+    cached: Any,
+    counter: Any,
+    saved: dict[str, Any],
+    budgets: Sequence[int] = BUDGETS,
 ) -> list[dict[str, Any]]:
     nset = ns.load_natural_set(name, cached)
     out: list[dict[str, Any]] = []
@@ -201,7 +220,7 @@ def run_set(
             u_hyb = [judge.units(t, answers) for t in pools["flat-hybrid"]]
             rec["hyb_rank"] = first_rank(u_hyb)
             rec["hyb_ndcg"] = bt.ndcg_at(u_hyb[:10], rel, 10)
-            for b in BUDGETS:
+            for b in budgets:
                 for k in FLAT:
                     pieces = bn.pack_pieces(pools[k], b, counter)
                     rec[f"{k}@{b}"] = bn.answer_in_context(
@@ -258,7 +277,72 @@ def _paired(d: np.ndarray) -> str:
     return f"{m:+.4f} ({lo:+.4f}..{hi:+.4f}) {int((d > 0).sum())}/{int((d < 0).sum())}"
 
 
+def _groups(recs: Sequence[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    """The nine tuning sets, the untuned sets and both pooled (the keep rule's three pools)."""
+    nine = set(ns.NATURAL_SETS)
+    # doxygen-faq took part in round 13's screens: not untuned (bench/pool_untuned.py)
+    untuned = set(ns.HELD_OUT_SETS) - {"doxygen-faq"}
+    return {
+        "nine": [r for r in recs if r["set"] in nine],
+        "untuned": [r for r in recs if r["set"] in untuned],
+        "pooled": [r for r in recs if r["set"] in nine | untuned],
+    }
+
+
+def budgets_of(recs: Sequence[dict[str, Any]]) -> list[int]:
+    """The budgets every record was run at (``--budgets``)."""
+    each = [{int(k.rsplit("@", 1)[1]) for k in r if k.startswith("base@")} for r in recs]
+    return sorted(set.intersection(*each)) if each else []
+
+
+def screen(recs: Sequence[dict[str, Any]]) -> dict[str, dict[str, dict[int, Any]]]:
+    """Each variant minus base per budget, paired per question, per pool (the keep rule):
+    ``{pool: {variant: {budget: (mean, lo, hi, won, lost, n)}}}``; printed with the sets
+    where a variant moves at all."""
+    budgets = budgets_of(recs)
+    variants = sorted({k.rsplit("@", 1)[0] for r in recs for k in r} & set(VARIANTS) - {"base"})
+    variants = [v for v in variants if all(f"{v}@{b}" in r for r in recs for b in budgets)]
+    out: dict[str, dict[str, dict[int, Any]]] = {}
+    for g, rs in _groups(recs).items():
+        if not rs:
+            continue
+        n_sets = len({r["set"] for r in rs})
+        print(f"\n### screen, {g}: {n_sets} sets, {len(rs)} questions")
+        for b in budgets:
+            row = {k: np.mean([r[f"{k}@{b}"] for r in rs]) for k in (*FLAT, "base", *variants)}
+            print(f"ctx@{b}: " + "  ".join(f"{k} {v:.4f}" for k, v in row.items()))
+        out[g] = {}
+        for v in variants:
+            out[g][v] = {}
+            cells = []
+            for b in budgets:
+                d = np.array([r[f"{v}@{b}"] - r[f"base@{b}"] for r in rs])
+                m, lo, hi = bn.mean_interval(d)
+                out[g][v][b] = (m, lo, hi, int((d > 0).sum()), int((d < 0).sum()), len(d))
+                cells.append(f"@{b} {_paired(d)}")
+            print(f"{v} - base: " + " | ".join(cells))
+    for v in variants:
+        for b in budgets:
+            moved: dict[str, list[float]] = defaultdict(list)
+            for r in recs:
+                moved[r["set"]].append(r[f"{v}@{b}"] - r[f"base@{b}"])
+            sets = {k: (sum(x > 0 for x in d), sum(x < 0 for x in d)) for k, d in moved.items()}
+            sets = {k: wl for k, wl in sets.items() if wl != (0, 0)}
+            print(
+                f"{v} @{b}, sets that move (won/lost): "
+                + ", ".join(f"{k} {w}/{lost}" for k, (w, lost) in sorted(sets.items()))
+            )
+    return out
+
+
 def report(recs: Sequence[dict[str, Any]]) -> None:
+    """The diagnosis (when every record has the 500 / 1,000 / 2,000 budgets), then the screen."""
+    if set(BUDGETS) <= set(budgets_of(recs)):
+        _diagnosis(recs)
+    screen(recs)
+
+
+def _diagnosis(recs: Sequence[dict[str, Any]]) -> None:
     nine = set(ns.NATURAL_SETS)
     # doxygen-faq took part in round 13's screens: not untuned (bench/pool_untuned.py)
     untuned = set(ns.HELD_OUT_SETS) - {"doxygen-faq"}
@@ -272,11 +356,11 @@ def report(recs: Sequence[dict[str, Any]]) -> None:
         & (set(VARIANTS) | {"base"}),
         key=lambda v: (v != "base", v),
     )
-    for g, rs in groups.items():
+    for grp, rs in groups.items():
         if not rs:
             continue
         n_sets = len({r["set"] for r in rs})
-        print(f"\n### {g}: {n_sets} sets, {len(rs)} questions")
+        print(f"\n### {grp}: {n_sets} sets, {len(rs)} questions")
         for b in BUDGETS:
             row = {k: np.mean([r[f"{k}@{b}"] for r in rs]) for k in (*FLAT, *variants)}
             print(f"ctx@{b}: " + "  ".join(f"{k} {v:.4f}" for k, v in row.items()))
@@ -300,10 +384,10 @@ def report(recs: Sequence[dict[str, Any]]) -> None:
             cells[key].append(r["find_ndcg"] - r["hyb_ndcg"])
         tot = sum(sum(v) for v in cells.values())
         for k in ("both", "find only", "hybrid only", "neither"):
-            v = cells.get(k, [])
+            lead_k = cells.get(k, [])
             print(
-                f"  {k:12s} n={len(v):4d}  sum dnDCG {sum(v):+7.2f} "
-                f"({100 * sum(v) / tot if tot else 0:5.1f} % of the lead)"
+                f"  {k:12s} n={len(lead_k):4d}  sum dnDCG {sum(lead_k):+7.2f} "
+                f"({100 * sum(lead_k) / tot if tot else 0:5.1f} % of the lead)"
             )
         # the questions neither block answers: where find ranked the answer, and why its block
         # misses it (the nDCG@10 credit a 1,000-token block cannot turn into an answer)
@@ -403,9 +487,15 @@ def main() -> None:
     ap.add_argument("--nine", action="store_true", help="the nine tuning sets")
     ap.add_argument("--dev", action="store_true", required=False)
     ap.add_argument("--variants", default="base")
+    ap.add_argument(
+        "--budgets",
+        default=",".join(map(str, BUDGETS)),
+        help="token budgets (the diagnosis in --report needs 500,1000,2000)",
+    )
     ap.add_argument("--json", type=Path)
     ap.add_argument("--report", nargs="*", type=Path)
     args = ap.parse_args()
+    recs: list[dict[str, Any]] = []
     if args.report:
         recs = [r for p in args.report for r in json.loads(p.read_text())["records"]]
         report(recs)
@@ -417,13 +507,13 @@ def main() -> None:
         sets += list(ns.HELD_OUT_SETS)
     if args.nine:
         sets += list(ns.NATURAL_SETS)
+    budgets = [int(b) for b in args.budgets.split(",") if b]
     names = args.variants.split(",")
     if names[0] != "base":
         names.insert(0, "base")
     cached = ds.default_embedder()
     counter = bn.CachedCounter(ca.default_token_counter())
     saved = {k: getattr(ca, k) for v in VARIANTS.values() for k in v}
-    recs: list[dict[str, Any]] = []
     if args.json and args.json.exists():
         old = json.loads(args.json.read_text())
         recs = old["records"]
@@ -432,7 +522,7 @@ def main() -> None:
         if name in done:
             continue
         t0 = time.perf_counter()
-        recs.extend(run_set(name, names, cached, counter, saved))
+        recs.extend(run_set(name, names, cached, counter, saved, budgets))
         print(f"{name}: {time.perf_counter() - t0:.0f} s", flush=True)
         if args.json:
             args.json.write_text(json.dumps({"argv": sys.argv[1:], "records": recs}))
