@@ -163,6 +163,9 @@ _BRACKETS: dict[type, tuple[str, str, str]] = {
 }
 
 
+_EMPTY: dict[type, str] = {set: "set()", frozenset: "frozenset()"}
+
+
 def _bounded_repr(value: object, budget: int) -> str:
     """``repr(value)`` up to its first ``budget`` characters (at least; the text may run on
     past them), for the built-in containers and strings without writing the rest.
@@ -201,7 +204,7 @@ def _bounded_repr(value: object, budget: int) -> str:
             put(again)
             return
         if not item:
-            put({set: "set()", frozenset: "frozenset()"}.get(kind, opening + closing))
+            put(_EMPTY.get(kind, opening + closing))
             return
         active.add(id(item))
         put(opening)
