@@ -779,18 +779,22 @@ def build_server(client: AsyncTreehop, *, read_only: bool = False) -> MCPServer:
         tags_all: TagsAll = None,
     ) -> dict[str, Any]:
         """since/until: ISO-8601 dates; keep memories stated in [since, until)."""
-        res = await filtered(
-            client.find,
-            query,
-            target_uri=target_uri,
-            limit=limit,
-            since=since,
-            until=until,
-            filter=filter,
-            tags=tags,
-            tags_all=tags_all,
-        )
-        return _result(res, text_chars)
+        options: dict[str, Any] = {
+            "target_uri": target_uri,
+            "limit": limit,
+            "since": since,
+            "until": until,
+            "filter": filter,
+            "tags": tags,
+            "tags_all": tags_all,
+        }
+        res = await filtered(client.find, query, **options)
+        out = _result(res, text_chars)
+        # a file or chunk target that matched nothing: why, for the agent (who reads no log)
+        hint = await guard(lambda: client._target_hint(res, None, options))
+        if hint is not None:
+            out["hint"] = hint
+        return out
 
     @tool(
         "Search for an open or conversational question: it is planned into several "
