@@ -1050,7 +1050,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="leave out the files and folders this glob matches, on their path relative to "
         "the folder (repeatable): a name alone matches at any depth (developers-reference.html, "
         "'*.pdf'), one with a / from the top ('api/*.html', '**/_build/**'), a trailing / "
-        "folders only; * never crosses /. A file given by itself is always read",
+        "folders only; * never crosses /; case is ignored. A file given by itself is always read",
     )
     p.add_argument(
         "--skip-suffixes",

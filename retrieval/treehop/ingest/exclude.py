@@ -7,7 +7,15 @@ file out, and a manual shipped both split and on one page (Debian's developers-r
 chapter's chunk and as the one-page copy's (helper usage72). LlamaIndex users know
 ``SimpleDirectoryReader(exclude=[...])``, LangChain users ``DirectoryLoader(exclude=...)``.
 
-The rules (glob's, on the POSIX path relative to the folder given, case-sensitive):
+The rules (glob's, on the POSIX path relative to the folder given, **without regard to
+case**, as the suffix list compares suffixes and the loaders read a file's kind: ``*.pdf``
+leaves ``MANUAL.PDF`` out, ``[a-z]`` matches ``Q``). Why one rule (helper leftovers65b): a
+tree copied from a case-insensitive file system (macOS's, Windows') carries ``.PDF`` /
+``.HTML`` beside ``.pdf`` / ``.html``; with ``exclude`` case-sensitive, ``exclude=["*.pdf"]``
+kept the one and ``skip_suffixes=[".pdf"]`` skipped both. Case-insensitive is the choice that
+leaves out what the user named (the cost: two names in one folder that differ only in case
+cannot be told apart by a pattern, which on Linux trees is rare). Matching is Python's
+``re.IGNORECASE`` (per character, so ``?`` stays one character):
 
 - ``*`` matches any run of characters within one name, ``?`` one character, ``[abc]`` /
   ``[!abc]`` / ``[a-z]`` one character of (not of) a set: none of them ever matches ``/``
@@ -96,8 +104,8 @@ def check_exclude(value: object) -> Exclude:
     try:
         return Exclude(
             patterns,
-            re.compile("|".join(files)) if files else None,
-            re.compile("|".join(folders)),
+            re.compile("|".join(files), re.IGNORECASE) if files else None,
+            re.compile("|".join(folders), re.IGNORECASE),
         )
     except (re.error, RecursionError, OverflowError):  # (each part compiled alone below)
         raise InvalidQueryError("exclude: the patterns do not compile together") from None
