@@ -900,9 +900,12 @@ class AsyncTreehop:
         try:
             # another find runs on this loop: this one overflows to a worker, its wait in a
             # thread (the loop keeps serving)
-            return await self._pool.overflow(
+            found = await self._pool.overflow(
                 pool.find, query, context_type=context_type, query_vector=query_vector, **options
             )
+            if not found.total:  # (the worker's own log is not this process's)
+                await self._io(self._hint_after, "find", [found], context_type, options)
+            return found
         except ClientClosedError:
             if self._pool.closed:
                 raise
@@ -977,31 +980,68 @@ class AsyncTreehop:
             await self._io(self._hint_empty_leaf_targets, roots, call.opts)
         return self._to_find_result(hits, [qr], None)
 
-    def _hint_empty_leaf_targets(self, roots: list[str], opts: SearchOptions) -> None:
+    def _hint_empty_leaf_targets(
+        self, roots: list[str], opts: SearchOptions, what: str = "find", empty: int = 1, of: int = 1
+    ) -> str | None:
         """Log why a find scoped to files or chunks answered nothing (the ``treehop``
-        logger, WARNING). Why: such a target searches that leaf alone, never its siblings; users
+        logger, WARNING), and answer the message (``None`` where there is nothing to say).
+        Why: such a target searches that leaf alone, never its siblings; users
         who gave a page's URI meaning "around this page" got ``[]`` and no word why. A
         target that names nothing is a :class:`NotFoundError` before this; a directory that
-        matches nothing is an ordinary empty answer."""
+        matches nothing is an ordinary empty answer. ``what``: the call (``find`` /
+        ``find_many``), ``empty`` of ``of`` its queries answered nothing."""
         leaves = [
             n.uri
             for n in self.store.get(roots)
             if n is not None and (n.is_leaf or "chunks" in n.metadata)  # (a chunked file)
         ]
         if not leaves:
-            return
+            return None
         why = [f"score_threshold={opts.threshold}"] if opts.threshold is not None else []
         if opts.metadata is not None or opts.tags:
             why.append("the filter")
         folder = self.display(urimod.parent_of(leaves[0].split("#", 1)[0]) or leaves[0])
-        _log.warning(
-            "find: target_uri %s matched nothing%s: a file's or chunk's URI searches that "
-            "leaf alone, never its siblings; to search around it give its folder "
-            "(target_uri=%r)",
-            ", ".join(self.display(u)[:200] for u in leaves[:3]),
-            f" under {' and '.join(why)}" if why else "",
-            folder[:200],
+        under = f" under {' and '.join(why)}" if why else ""
+        count = f" for {empty} of {of} queries" if of > 1 else ""
+        shown = ", ".join(self.display(u)[:200] for u in leaves[:3])
+        message = (
+            f"{what}: target_uri {shown} matched nothing{under}{count}: a file's or chunk's "
+            "URI searches that leaf alone, never its siblings; to search around it give its "
+            f"folder (target_uri={folder[:200]!r})"
         )
+        _log.warning("%s", message)
+        return message
+
+    def _hint_after(
+        self,
+        what: str,
+        results: Sequence[FindResult],
+        context_type: object,
+        options: Mapping[str, Any],
+    ) -> str | None:
+        """:meth:`_hint_empty_leaf_targets` for a call answered elsewhere (a reader process,
+        or a batch split between this process and them): its options read again (no store
+        read unless an answer is empty and the call has a target). Why: the hint was only
+        given by an in-process :meth:`find`; ``find_many`` and a find a worker answered
+        said nothing (helper usage72's open item)."""
+        empty = sum(1 for r in results if not r.total)
+        if not empty or not as_list(options.get("target_uri")):
+            return None
+        ctype, opts, targets = self._find_options(cast(SearchKwargs, options), context_type)
+        return self._hint_empty_leaf_targets(
+            self._roots_of(targets, ctype), opts, what, empty, len(results)
+        )
+
+    async def _target_hint(
+        self, result: FindResult, context_type: object, options: Mapping[str, Any]
+    ) -> str | None:
+        """Why ``result`` (a :meth:`find` of this client with ``options``) is empty, when its
+        target is a file or a chunk (:meth:`_hint_empty_leaf_targets`' message), else
+        ``None``: for a caller that shows it to someone who reads no log (the MCP server's
+        agent)."""
+        if result.total or not as_list(options.get("target_uri")):
+            return None
+        return await self._io(self._hint_after, "find", [result], context_type, options)
 
     async def find_many(
         self,
@@ -1070,9 +1110,15 @@ class AsyncTreehop:
                 return await self._find_many(part, context_type=ctype, _embedded=rows, **options)
             return await self._find_many(part, context_type=ctype, query_vectors=rows, **options)
 
-        return await pool.afind_many(
-            texts, vectors, here=here, context_type=ctype, embedded=embedded, **options
-        )
+        quiet = _BATCH_HINTS.set(False)  # (the parts say nothing: the batch's hint follows)
+        try:
+            out = await pool.afind_many(
+                texts, vectors, here=here, context_type=ctype, embedded=embedded, **options
+            )
+        finally:
+            _BATCH_HINTS.reset(quiet)
+        await self._io(self._hint_after, "find_many", out, ctype, options)
+        return out
 
     async def _find_many(
         self,
@@ -1106,6 +1152,9 @@ class AsyncTreehop:
         for qr in await self.retriever().retrieve_many(reqs):
             hits = await self._io(self._postprocess, qr.matched_contexts, opts, roots)
             out.append(self._to_find_result(hits, [qr], None))
+        empty = sum(1 for r in out if not r.total)
+        if empty and as_list(target_uri) and _BATCH_HINTS.get():
+            await self._io(self._hint_empty_leaf_targets, roots, opts, "find_many", empty, len(out))
         return out
 
     def _check_find_many(
@@ -1952,7 +2001,11 @@ def _in_reader_processes(
             finally:
                 self._local_slot.release()
         _bound(AsyncTreehop.find, self._async, args, kwargs).close()  # (binds, as here)
-        return pool.find(*args, **kwargs)  # type: ignore[arg-type]
+        found = pool.find(*args, **kwargs)  # type: ignore[arg-type]
+        if not found.total:  # (the worker's own log is not this process's)
+            options = {k: v for k, v in kwargs.items() if k not in ("context_type", "query_vector")}
+            self._async._hint_after("find", [found], kwargs.get("context_type"), options)
+        return found
 
     return call
 
@@ -2013,10 +2066,22 @@ def _many_in_reader_processes(
         def here(part: list[str], rows: np.ndarray[Any, Any]) -> list[FindResult]:
             return run(self, part, context_type=ctype, query_vectors=rows, **options)
 
-        return pool.find_many(texts, vectors, context_type=ctype, here=here, **options)
+        quiet = _BATCH_HINTS.set(False)  # (the parts say nothing: the batch's hint follows)
+        try:
+            out = pool.find_many(texts, vectors, context_type=ctype, here=here, **options)
+        finally:
+            _BATCH_HINTS.reset(quiet)
+        a._hint_after("find_many", out, ctype, options)
+        return out
 
     return call
 
+
+_BATCH_HINTS: contextvars.ContextVar[bool] = contextvars.ContextVar(
+    "treehop_batch_hints", default=True
+)
+"""Whether an in-process ``find_many`` logs its own file-target hint: off while a batch is
+split over this process and reader processes, whose whole answer gets one hint instead."""
 
 _log = logging.getLogger("treehop")
 """The client's hints (a find whose file target matched nothing). The package's logger, not

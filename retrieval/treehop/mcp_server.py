@@ -27,6 +27,7 @@ only here, so the core never requires it.
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import functools
 import io
@@ -35,7 +36,7 @@ import os
 import re
 import sys
 from collections.abc import AsyncIterable, Awaitable, Callable, Iterator
-from typing import TYPE_CHECKING, Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, NamedTuple, TypeVar
 
 from pydantic import Field
 
@@ -386,9 +387,18 @@ def _text_of(value: Any) -> str:
         return ""
 
 
+MAX_WHOLE_ID = 2**53 - 1
+"""The largest whole-number JSON float (``7.0``, ``1e3``) served as the integer id it equals:
+JSON has one number type (RFC 8259; JSON Schema's ``integer``, which MCP's ``RequestId``
+schema names, takes ``1.0``); beyond 2**53 a double no longer says which integer was meant."""
+
+
 def _usable_id(value: Any) -> str | int | None:
     """``value`` as a request id an answer can carry: a string (of Unicode text) or an integer
-    (MCP: "a string or integer ID ... MUST NOT be null"), else ``None``."""
+    (MCP: "a string or integer ID ... MUST NOT be null"), a whole-number float within
+    :data:`MAX_WHOLE_ID` as that integer, else ``None``."""
+    if isinstance(value, float) and value.is_integer() and abs(value) <= MAX_WHOLE_ID:
+        return int(value)
     if isinstance(value, bool) or not isinstance(value, str | int):
         return None
     if isinstance(value, str) and _SURROGATE.search(value):
@@ -396,9 +406,53 @@ def _usable_id(value: Any) -> str | int | None:
     return value
 
 
+class _Screened(NamedTuple):
+    """What :func:`_screen` made of one stdin line."""
+
+    answer: Any
+    """The ``JSONRPCError`` that answers the line, or ``None``: the line is passed on."""
+    line: str
+    """The line the SDK is given (the line itself, or with a whole-number float id written
+    as the integer, which the SDK's strict parser takes)."""
+    request_id: str | int | None = None
+    """The id of a request passed on (its answer is awaited before the server exits)."""
+    cancelled: str | int | None = None
+    """The id a ``notifications/cancelled`` names (never answered: nothing to await)."""
+
+
 def _refusal(line: str) -> Any:
-    """``None`` when the SDK's own parser reads ``line`` as the JSON-RPC message it is; else
-    the ``JSONRPCError`` that answers it.
+    """``None`` when the SDK reads ``line`` (or its whole-number-id form, :func:`_screen`) as
+    the JSON-RPC message it is; else the ``JSONRPCError`` that answers it."""
+    return _screen(line).answer
+
+
+def _cancelled_id(message: Any) -> str | int | None:
+    """The request id a ``notifications/cancelled`` names, else ``None``."""
+    params = message.params if message.method == "notifications/cancelled" else None
+    found = params.get("requestId") if isinstance(params, dict) else None
+    return found if isinstance(found, str | int) and not isinstance(found, bool) else None
+
+
+def _whole_id_line(sent: dict[str, Any]) -> str | None:
+    """``sent`` (a request whose id is a whole-number float) written with the id as the
+    integer it equals, when that is a request the SDK reads; else ``None``."""
+    from mcp_types import JSONRPCRequest
+    from pydantic import ValidationError
+
+    whole = _usable_id(sent["id"])
+    if not isinstance(whole, int):
+        return None
+    try:
+        line = json.dumps({**sent, "id": whole}, ensure_ascii=False, allow_nan=False)
+        JSONRPCRequest.model_validate_json(line, by_name=False)
+    except (ValueError, RecursionError, ValidationError):
+        return None
+    return line
+
+
+def _screen(line: str) -> _Screened:
+    """``line`` passed on (``answer`` ``None``) when the SDK's own parser reads it as the
+    JSON-RPC message it is, or answered (``answer``, the ``JSONRPCError``).
 
     JSON-RPC 2.0 answers a line that is not JSON with a Parse error (``-32700``, ``id:
     null``), and JSON that is no valid request with an Invalid Request (``-32600``), carrying
@@ -413,7 +467,11 @@ def _refusal(line: str) -> Any:
     is Unicode text). ``NaN`` / ``Infinity`` are no JSON. Nothing of the line is repeated in
     the answer (it may be megabytes). Linear in the line: a request is parsed once more than
     the SDK parses it (1.5 ms a megabyte, as one of the SDK's message models), a notification
-    twice more (the SDK's union, then Python's parser to see whether it had an ``id``)."""
+    twice more (the SDK's union, then Python's parser to see whether it had an ``id``).
+
+    A request whose ``id`` is a whole-number float (``7.0``) is passed on with the integer
+    (``7``; the answer carries ``7``, the same JSON number): JSON-RPC takes any number, and the
+    SDK's strict ``RequestId`` refused it. A fraction (``1.5``) stays an Invalid Request."""
     from mcp_types import (
         INVALID_REQUEST,
         PARSE_ERROR,
@@ -426,29 +484,37 @@ def _refusal(line: str) -> Any:
     from pydantic import ValidationError
 
     try:  # (a request, the common case: a third of the cost of the SDK's union of four)
-        JSONRPCRequest.model_validate_json(line, by_name=False)
-        return None
+        request = JSONRPCRequest.model_validate_json(line, by_name=False)
+        return _Screened(None, line, request_id=request.id)
     except ValidationError:
         pass
+    cancelled = None
     try:
         message = jsonrpc_message_adapter.validate_json(line, by_name=False)
     except ValidationError as exc:
         sdk_refused = True
         unicode_note = any(e.get("type") == "json_invalid" for e in exc.errors()[:20])
     else:
-        if not isinstance(message, JSONRPCNotification) or '"id"' not in line:
-            return None
+        if not isinstance(message, JSONRPCNotification):
+            return _Screened(None, line)
+        cancelled = _cancelled_id(message)
+        if '"id"' not in line:
+            return _Screened(None, line, cancelled=cancelled)
         sdk_refused, unicode_note = False, False
     try:
         sent = json.loads(line, parse_constant=_no_constant)
     except (ValueError, RecursionError):
         error = ErrorData(code=PARSE_ERROR, message="Parse error: the line is not JSON")
-        return JSONRPCError(jsonrpc="2.0", id=None, error=error)
+        return _Screened(JSONRPCError(jsonrpc="2.0", id=None, error=error), line)
     if not sdk_refused and not (isinstance(sent, dict) and "id" in sent):
-        return None  # (a notification that only mentions "id" in its params)
+        return _Screened(None, line, cancelled=cancelled)  # (only mentions "id" in its params)
     request_id = None
     if isinstance(sent, dict) and "method" in sent:
         request_id = _usable_id(sent.get("id"))
+        if not sdk_refused and isinstance(sent["id"], float):
+            whole = _whole_id_line(sent)
+            if whole is not None:
+                return _Screened(None, whole, request_id=request_id)
     if unicode_note and _SURROGATE.search(_text_of(sent)):
         why = "a string in it is no Unicode text (an unpaired surrogate escape)"
     elif unicode_note:
@@ -464,39 +530,118 @@ def _refusal(line: str) -> Any:
     else:
         why = "not a JSON-RPC 2.0 request, notification or response"
     error = ErrorData(code=INVALID_REQUEST, message=f"Invalid Request: {why}")
-    return JSONRPCError(jsonrpc="2.0", id=request_id, error=error)
+    return _Screened(JSONRPCError(jsonrpc="2.0", id=request_id, error=error), line)
+
+
+EOF_GRACE_S = 60.0
+"""How long the server, its stdin closed, still waits for the requests it is running to be
+answered before it exits. Why: the SDK cancels every request in flight when stdin ends, so
+a client that writes its requests and closes (``printf '...' | treehop mcp``) lost about half
+of 2,000 pings' answers; a request still running after this long is cancelled as before (a
+bound, so that a hung call cannot keep the process alive)."""
 
 
 class _LineGate:
     """The stdio server's stdin lines, each one the server cannot serve answered here
-    (:func:`_refusal`) instead of being passed on: what the SDK's ``stdio_server`` reads as
+    (:func:`_screen`) instead of being passed on: what the SDK's ``stdio_server`` reads as
     its ``stdin`` (it takes any async iterable of lines). Answers go on the transport's write
-    stream, given by :meth:`answer_on` once the transport is open."""
+    stream, given by :meth:`answer_on` once the transport is open.
 
-    def __init__(self, lines: AsyncIterable[str]) -> None:
+    It also keeps the ids of the requests passed on and not yet answered (the write stream
+    :meth:`answer_on` hands back sees each answer go out; a ``notifications/cancelled`` drops
+    its id, as the SDK never answers a cancelled request): at the end of stdin it waits up to
+    ``grace_s`` (:data:`EOF_GRACE_S`) for them before it ends the lines, which is when the SDK
+    cancels what is still running."""
+
+    def __init__(self, lines: AsyncIterable[str], *, grace_s: float = EOF_GRACE_S) -> None:
         import anyio
 
         self._lines = aiter(lines)
         self._write: Any = None
         self._ready = anyio.Event()
+        self._grace_s = grace_s
+        self._pending: collections.Counter[str | int] = collections.Counter()
+        self._idle = anyio.Event()
+        self._idle.set()
 
-    def answer_on(self, write: Any) -> None:
+    def answer_on(self, write: Any) -> _AnswerWatch:
+        """Answer refused lines on ``write``; the stream to give the server instead of it."""
         self._write = write
         self._ready.set()
+        return _AnswerWatch(write, self)
+
+    @property
+    def in_flight(self) -> int:
+        """How many requests passed on are not answered yet."""
+        return sum(self._pending.values())
+
+    def answered(self, request_id: str | int) -> None:
+        """``request_id``'s answer went out (or it was cancelled): no longer awaited."""
+        if self._pending[request_id] > 1:
+            self._pending[request_id] -= 1
+        else:
+            self._pending.pop(request_id, None)
+            if not self._pending:
+                self._idle.set()
+
+    def _passed_on(self, request_id: str | int) -> None:
+        import anyio
+
+        if not self._pending:
+            self._idle = anyio.Event()
+        self._pending[request_id] += 1
 
     def __aiter__(self) -> _LineGate:
         return self
 
     async def __anext__(self) -> str:
+        import anyio
         from mcp.shared.message import SessionMessage
 
         while True:
-            line = await self._lines.__anext__()
-            answer = _refusal(line)
-            if answer is None:
-                return line
+            try:
+                line = await self._lines.__anext__()
+            except StopAsyncIteration:
+                if self._pending:  # (stdin ended: let what runs answer, within the bound)
+                    with anyio.move_on_after(self._grace_s):
+                        await self._idle.wait()
+                raise
+            screened = _screen(line)
+            if screened.answer is None:
+                if screened.cancelled is not None:
+                    self.answered(screened.cancelled)
+                if screened.request_id is not None:
+                    self._passed_on(screened.request_id)
+                return screened.line
             await self._ready.wait()
-            await self._write.send(SessionMessage(answer))
+            await self._write.send(SessionMessage(screened.answer))
+
+
+class _AnswerWatch:
+    """The transport's write stream as the server writes on it, telling the
+    :class:`_LineGate` of each answer (a response or an error to a request id) it sends."""
+
+    def __init__(self, inner: Any, gate: _LineGate) -> None:
+        self._inner = inner
+        self._gate = gate
+
+    async def send(self, item: Any) -> None:
+        from mcp_types import JSONRPCError, JSONRPCResponse
+
+        await self._inner.send(item)
+        message = getattr(item, "message", None)
+        if isinstance(message, JSONRPCResponse | JSONRPCError) and message.id is not None:
+            self._gate.answered(message.id)
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    async def __aenter__(self) -> _AnswerWatch:
+        await self._inner.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc: Any) -> Any:
+        return await self._inner.__aexit__(*exc)
 
 
 @contextlib.contextmanager
@@ -640,18 +785,22 @@ def build_server(client: AsyncTreehop, *, read_only: bool = False) -> MCPServer:
         tags_all: TagsAll = None,
     ) -> dict[str, Any]:
         """since/until: ISO-8601 dates; keep memories stated in [since, until)."""
-        res = await filtered(
-            client.find,
-            query,
-            target_uri=target_uri,
-            limit=limit,
-            since=since,
-            until=until,
-            filter=filter,
-            tags=tags,
-            tags_all=tags_all,
-        )
-        return _result(res, text_chars)
+        options: dict[str, Any] = {
+            "target_uri": target_uri,
+            "limit": limit,
+            "since": since,
+            "until": until,
+            "filter": filter,
+            "tags": tags,
+            "tags_all": tags_all,
+        }
+        res = await filtered(client.find, query, **options)
+        out = _result(res, text_chars)
+        # a file or chunk target that matched nothing: why, for the agent (who reads no log)
+        hint = await guard(lambda: client._target_hint(res, None, options))
+        if hint is not None:
+            out["hint"] = hint
+        return out
 
     @tool(
         "Search for an open or conversational question: it is planned into several "
@@ -832,8 +981,8 @@ def build_server(client: AsyncTreehop, *, read_only: bool = False) -> MCPServer:
             with _wire_stdin() as stdin:
                 gate = _LineGate(stdin)
                 async with stdio_server(stdin=gate) as (read, write):  # type: ignore[arg-type]
-                    gate.answer_on(write)
-                    await lowlevel.run(read, write, lowlevel.create_initialization_options())
+                    watched = gate.answer_on(write)
+                    await lowlevel.run(read, watched, lowlevel.create_initialization_options())
 
     return StdioServer(
         name="treehop",

@@ -6,6 +6,7 @@ import math
 import numbers
 import unicodedata
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 from .errors import InvalidQueryError
 from .redaction import redact
@@ -130,19 +131,99 @@ def check_query(query: object) -> str:
     return query.strip()
 
 
+SHOWN_VALUE_CHARS = 100
+"""How much of a caller's value a check's error shows (``...`` after a cut)."""
+
+
 def shown_value(value: object) -> str:
-    """A caller's value as a check's error shows it: its repr cut at 100 characters, an
-    integer of more than 300 bits by its size. Why (helper leftovers63b): ``k="x" * 10**6``
-    made a megabyte message, and ``repr(10**5000)`` raises ValueError (Python's 4,300-digit
-    limit) inside the f-string that was to report it."""
+    """A caller's value as a check's error shows it: its repr cut at :data:`SHOWN_VALUE_CHARS`
+    characters, an integer of more than 300 bits by its size. Why (helper leftovers63b):
+    ``k="x" * 10**6`` made a megabyte message, and ``repr(10**5000)`` raises ValueError
+    (Python's 4,300-digit limit) inside the f-string that was to report it.
+
+    The repr is built only as far as it is shown (:func:`_bounded_repr`): refusing
+    ``limit=list(range(5 * 10**6))`` built the whole 39 MB repr first, 1.3 s (helper
+    attacks75's open item); a value whose repr fits is shown exactly as ``repr`` writes it."""
     if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 300:
         return f"an integer of {value.bit_length()} bits"
     try:
-        text = repr(value)
+        text = _bounded_repr(value, SHOWN_VALUE_CHARS + 1)
     except Exception:  # (a caller's object whose repr raises)
         text = f"<{type(value).__name__}>"
     # (redacted: a key pasted into the wrong argument, ``k=api_key``, is echoed masked)
-    return redact(text if len(text) <= 100 else f"{text[:97]}...")
+    cut = SHOWN_VALUE_CHARS - 3
+    return redact(text if len(text) <= SHOWN_VALUE_CHARS else f"{text[:cut]}...")
+
+
+_BRACKETS: dict[type, tuple[str, str, str]] = {
+    list: ("[", "]", "[...]"),
+    tuple: ("(", ")", "(...)"),
+    dict: ("{", "}", "{...}"),
+    set: ("{", "}", "set(...)"),
+    frozenset: ("frozenset({", "})", "frozenset(...)"),
+}
+
+
+_EMPTY: dict[type, str] = {set: "set()", frozenset: "frozenset()"}
+
+
+def _bounded_repr(value: object, budget: int) -> str:
+    """``repr(value)`` up to its first ``budget`` characters (at least; the text may run on
+    past them), for the built-in containers and strings without writing the rest.
+
+    Each element written adds at least one character (a separator, a bracket), so the walk
+    visits at most about ``budget`` values and nests at most ``budget`` deep, whatever the
+    value's size or depth (a list of a million shared lists, each of a million, included).
+    An object of another type is its own ``repr`` (a subclass keeps its own form); a
+    container that holds itself is written as ``repr`` writes it (``[...]``)."""
+    out: list[str] = []
+    left = budget
+    active: set[int] = set()
+
+    def put(text: str) -> None:
+        nonlocal left
+        out.append(text)
+        left -= len(text)
+
+    def walk(item: object) -> None:
+        kind = type(item)
+        if left <= 0:
+            return
+        if kind is str or kind is bytes:
+            whole = len(item) <= left  # type: ignore[arg-type]
+            put(repr(item if whole else item[:left]))  # type: ignore[index]
+        elif kind is int and item.bit_length() > 300:  # type: ignore[attr-defined]
+            put(f"<an integer of {item.bit_length()} bits>")  # type: ignore[attr-defined]
+        elif kind in _BRACKETS:
+            walk_container(item, kind)
+        else:
+            put(repr(item))
+
+    def walk_container(item: Any, kind: type) -> None:
+        opening, closing, again = _BRACKETS[kind]
+        if id(item) in active:
+            put(again)
+            return
+        if not item:
+            put(_EMPTY.get(kind, opening + closing))
+            return
+        active.add(id(item))
+        put(opening)
+        for n, element in enumerate(item.items() if kind is dict else item):
+            if left <= 0:
+                return
+            if n:
+                put(", ")
+            if kind is dict:
+                walk(element[0])
+                put(": ")
+                element = element[1]
+            walk(element)
+        active.discard(id(item))
+        put("," + closing if kind is tuple and len(item) == 1 else closing)
+
+    walk(value)
+    return "".join(out)
 
 
 def integral(value: object) -> int | None:

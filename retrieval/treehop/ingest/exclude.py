@@ -7,7 +7,15 @@ file out, and a manual shipped both split and on one page (Debian's developers-r
 chapter's chunk and as the one-page copy's (helper usage72). LlamaIndex users know
 ``SimpleDirectoryReader(exclude=[...])``, LangChain users ``DirectoryLoader(exclude=...)``.
 
-The rules (glob's, on the POSIX path relative to the folder given, case-sensitive):
+The rules (glob's, on the POSIX path relative to the folder given, **without regard to
+case**, as the suffix list compares suffixes and the loaders read a file's kind: ``*.pdf``
+leaves ``MANUAL.PDF`` out, ``[a-z]`` matches ``Q``). Why one rule (helper leftovers65b): a
+tree copied from a case-insensitive file system (macOS's, Windows') carries ``.PDF`` /
+``.HTML`` beside ``.pdf`` / ``.html``; with ``exclude`` case-sensitive, ``exclude=["*.pdf"]``
+kept the one and ``skip_suffixes=[".pdf"]`` skipped both. Case-insensitive is the choice that
+leaves out what the user named (the cost: two names in one folder that differ only in case
+cannot be told apart by a pattern, which on Linux trees is rare). Matching is Python's
+``re.IGNORECASE`` (per character, so ``?`` stays one character):
 
 - ``*`` matches any run of characters within one name, ``?`` one character, ``[abc]`` /
   ``[!abc]`` / ``[a-z]`` one character of (not of) a set: none of them ever matches ``/``
@@ -168,7 +176,7 @@ def check_exclude(value: object) -> Exclude:
             parts.setdefault((False, anchored), []).append(rx)
     try:
         files, folders, file_names, folder_names = (
-            re.compile("|".join(parts[key])) if key in parts else None
+            re.compile("|".join(parts[key]), re.IGNORECASE) if key in parts else None
             for key in ((False, True), (True, True), (False, False), (True, False))
         )
     except (re.error, RecursionError, OverflowError):  # (each part compiled alone below)
@@ -240,13 +248,18 @@ def _translate(value: object) -> tuple[str, bool, bool, str | _Split, int]:
             cut = len(out)  # (where the names after the last '**' begin)
         k += 1
     try:
-        re.compile(out)
+        re.compile(out, re.IGNORECASE)
     except (re.error, RecursionError, OverflowError):
         raise _bad(p, "is not a valid glob pattern (a range such as [z-a)?)") from None
     tail_names = len(segs) - 1 - last_star if last_star >= 0 else 0
     if tail_names >= 2:
         # (each part compiles: a cut between whole segments of the expression just compiled)
-        split = _Split(folder_only, re.compile(out[:cut]), tail_names, re.compile(out[cut:]))
+        split = _Split(
+            folder_only,
+            re.compile(out[:cut], re.IGNORECASE),
+            tail_names,
+            re.compile(out[cut:], re.IGNORECASE),
+        )
         return p, folder_only, anchored, split, between
     return p, folder_only, anchored, f"(?:{out})", between
 

@@ -148,11 +148,40 @@ def _is_sphinx_copy(rel: str) -> bool:
     return rel.startswith(_SPHINX_SOURCES) or f"/{_SPHINX_SOURCES}" in rel
 
 
+_SPHINX_MARK = "searchindex.js"
+"""The file every Sphinx HTML build writes beside its pages (the search page's index)."""
+_SPHINX_GENERATED = re.compile(r"(?:search|genindex(?:-[^/]{1,40})?|py-modindex)\.html")
+"""The pages a Sphinx build generates from no source of its own: the search page ("Search",
+"Please activate JavaScript ..."), the general index (every indexed term once more, split
+per letter as ``genindex-A.html`` on large builds) and Python's module index. Why skipped
+(helper leftovers65b): in a folder's walk they were indexed as pages, the index pages holding
+the words of every other page (usage72's ``search.html`` a one-line leaf; the bench's set
+builders leave them out for the same reason)."""
+
+
+def _sphinx_generated(rel: str, marked: set[str]) -> bool:
+    """Whether ``rel`` is one of Sphinx's generated pages (:data:`_SPHINX_GENERATED`) in a
+    folder of ``marked`` (those holding ``searchindex.js``: a Sphinx build, so that a site's
+    own ``search.html`` elsewhere is read)."""
+    folder, _, name = rel.rpartition("/")
+    return folder in marked and _SPHINX_GENERATED.fullmatch(name.lower()) is not None
+
+
+def _sphinx_folders(rels: list[str]) -> set[str]:
+    """The folders of a walk that hold ``searchindex.js`` (``""``: the top)."""
+    return {r.rpartition("/")[0] for r in rels if r.rpartition("/")[2].lower() == _SPHINX_MARK}
+
+
 def skipped_for_suffix(rel: str, skip: frozenset[str]) -> bool:
     """Whether a walk skipping ``skip`` would leave ``rel`` out for its suffix (or as a
-    Sphinx ``_sources/`` copy), so that a report can say why (the CLI's "page assets")."""
+    Sphinx ``_sources/`` copy or generated page), so that a report can say why (the CLI's
+    "page assets"). (A generated page's name is enough here: ``rel`` was skipped.)"""
     ext = os.path.splitext(rel)[1].lower()
-    return ext in skip or (bool(skip) and ext == ".txt" and _is_sphinx_copy(rel))
+    if not skip:
+        return False
+    if ext in skip or (ext == ".txt" and _is_sphinx_copy(rel)):
+        return True
+    return _SPHINX_GENERATED.fullmatch(rel.rpartition("/")[2].lower()) is not None
 
 
 def drop_skipped_suffixes(
@@ -170,12 +199,15 @@ def drop_skipped_suffixes(
     site = any(f"{x}\n" in names for x in HTML_EXT)
     drop = skip if site else skip - SITE_ONLY_SUFFIXES
     copies = site and _SPHINX_SOURCES in names
-    if not copies and not any(f"{x}\n" in names for x in drop):
+    marked = _sphinx_folders(rels) if site and f"{_SPHINX_MARK}\n" in names else set()
+    if not copies and not marked and not any(f"{x}\n" in names for x in drop):
         return None
     suffixes = [os.path.splitext(r)[1].lower() for r in rels]
     keep = np.fromiter(
         (
-            x not in drop and not (copies and x == ".txt" and _is_sphinx_copy(r))
+            x not in drop
+            and not (copies and x == ".txt" and _is_sphinx_copy(r))
+            and not (marked and x == ".html" and _sphinx_generated(r, marked))
             for r, x in zip(rels, suffixes, strict=True)
         ),
         dtype=np.bool_,
