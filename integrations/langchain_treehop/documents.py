@@ -109,8 +109,9 @@ def _records(documents: Sequence[Document]) -> list[IngestRecord]:
         if not text.strip():
             raise IngestError(kit.no_page_text(i))
         # (a treehop retriever's Document: placed by its uri / chunk_index and tagged by its
-        # tags, its scores and search path not stored; kit.without_result_keys)
-        meta = kit.without_result_keys(doc.metadata, keep=kit.PLACEMENT_KEYS)
+        # tags, its scores and search path not stored; kit.without_result_keys). A numpy
+        # number, a path (a ``source``) or a date as the JSON value it equals: plain_metadata.
+        meta = kit.plain_metadata(kit.without_result_keys(doc.metadata, keep=kit.PLACEMENT_KEYS))
         out.append(IngestRecord(text, meta, str(doc.id) if doc.id else None))
     return out
 

@@ -259,8 +259,9 @@ class TreehopVectorStore(kit.IndexedStore, VectorStore):
         for i, text in enumerate(texts):
             given = metadatas[i] if metadatas is not None and metadatas[i] else {}
             # (a treehop retriever's Document copied here: its scores and place in the other
-            # search are not stored as the copy's metadata; kit.without_result_keys)
-            meta = _stored_times(kit.without_result_keys(given))
+            # search are not stored as the copy's metadata; kit.without_result_keys). A numpy
+            # number, a path or a date as the JSON value it equals: kit.plain_metadata.
+            meta = _stored_times(kit.plain_metadata(kit.without_result_keys(given)))
             pid = ids[i] if ids is not None else None
             # An HTML page (a TextLoader or RecursiveUrlLoader page) is stored as its text;
             # markup holding none (a raw page's navigation footer, cut off by a text

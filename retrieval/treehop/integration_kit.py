@@ -24,7 +24,8 @@ adapter only translates its framework's names:
 - **Results**: :func:`top_hits` (:meth:`FindResult.top`, the top-k cut keeping diffused
   neighbours); the stage events are :mod:`treehop.stage_events`.
 - **Ingest**: :func:`add_records` / :func:`aadd_records` with the placement options declared
-  once (:class:`~treehop.ingest.records.PlacementKwargs`), :func:`documents_of`.
+  once (:class:`~treehop.ingest.records.PlacementKwargs`), :func:`documents_of`;
+  :func:`plain_metadata` (a numpy number, a path, a date as the JSON value it equals).
 - **Progress**: :func:`progress_reporter` turns a framework's ``show_progress`` (a bool, or
   the core's ``(stage, done, total)`` callback) into that callback: a tqdm bar on a terminal
   or in a notebook when tqdm is installed, else plain stderr lines a log file can hold.
@@ -37,8 +38,10 @@ adapter only translates its framework's names:
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 import difflib
 import functools
+import math
 import os
 import re
 import sys
@@ -48,7 +51,7 @@ from collections.abc import Callable, Coroutine, Iterable, Iterator, Mapping, Se
 from contextlib import contextmanager
 from dataclasses import dataclass
 from os import PathLike
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import (
     Any,
     Concatenate,
@@ -67,7 +70,7 @@ from typing_extensions import TypeIs
 
 from . import uri as urimod
 from ._sync import LoopThread
-from .arguments import check_context_types, check_target_uris
+from .arguments import MAX_METADATA_DEPTH, check_context_types, check_target_uris
 from .client import (
     TINY_QUERY_NORM,
     AsyncTreehop,
@@ -819,6 +822,58 @@ def without_result_keys(
     return {k: v for k, v in metadata.items() if k not in drop}
 
 
+_PLAIN_NUMBERS: tuple[type, ...] = (np.bool_, np.integer, np.float16, np.float32, np.float64)
+
+
+def _plain(value: Any, depth: int) -> tuple[Any, bool]:
+    """``value`` as :func:`plain_metadata` stores it, and whether anything changed."""
+    exact = isinstance(value, _PLAIN_NUMBERS) and not isinstance(value, bool | int | float)
+    if exact and isinstance(value, np.generic):
+        plain = value.item()
+        if isinstance(plain, float) and not math.isfinite(plain):
+            return value, False  # (no JSON number: refused as given, not stored as null)
+        return plain, True
+    if isinstance(value, PurePath):
+        return str(value), True
+    if isinstance(value, dt.date) and not isinstance(value, dt.datetime):
+        return value.isoformat(), True
+    if depth >= MAX_METADATA_DEPTH:  # deeper: as given (the core refuses the depth itself)
+        return value, False
+    if isinstance(value, Mapping):
+        pairs = [(k, *_plain(v, depth + 1)) for k, v in value.items()]
+        if any(changed for _, _, changed in pairs):
+            return {k: v for k, v, _ in pairs}, True
+        return value, False
+    if isinstance(value, list | tuple):
+        items = [_plain(v, depth + 1) for v in value]
+        if any(changed for _, changed in items):
+            return [v for v, _ in items], True
+    return value, False
+
+
+def plain_metadata(metadata: Mapping[str, Any]) -> Mapping[str, Any]:
+    """``metadata`` with the values a program hands a vector store without thinking of JSON
+    as the JSON values they equal: numpy booleans and integers and ``float16`` / ``float32`` /
+    ``float64`` as Python ``bool`` / ``int`` / ``float`` (``.item()``, exact), a
+    ``pathlib`` path as its text (``str(path)``), a ``datetime.date`` as its ISO text
+    (``"2024-01-31"``), in nested lists and dicts too (a tuple holding one comes back a list,
+    as JSON gives any tuple back). ``metadata`` itself when nothing changes.
+
+    Why (helper leftovers65c): LangChain's ``InMemoryVectorStore`` and LlamaIndex's
+    ``SimpleVectorStore`` keep such values, and treehop stores metadata as JSON: a ``Path``
+    as ``source``, a score column of a pandas frame (``np.float32``) or a ``date`` was an
+    ``IngestError`` naming the type (LlamaIndex: a raw pydantic ``PydanticSerializationError``
+    for numpy). What is converted reads back equal to what was given (``Path(text) ==
+    path``, ``date.fromisoformat(text) == date``, ``float(np.float32(x)) == np.float32(x)``)
+    and is what LlamaIndex's own ``node_to_metadata_dict`` stores for a path or a date, so
+    both integrations store the same form. A ``datetime`` is left to each integration (the
+    LangChain store keeps epoch seconds, LlamaIndex's dump ISO text); arrays, ``longdouble``
+    (not exact as a float), NaN / infinity (no JSON number) and anything else stay refused,
+    naming the type."""
+    out, changed = _plain(metadata, 0)
+    return out if changed else metadata
+
+
 def add_records(
     client: TreehopClient,
     records: Sequence[IngestRecord],
@@ -1368,6 +1423,7 @@ __all__ = [
     "no_page_text",
     "open_client",
     "page_text",
+    "plain_metadata",
     "progress_reporter",
     "reject_extra",
     "run_on",

@@ -115,10 +115,48 @@ def _check_metadata_key(f: MetadataFilter) -> None:
         )
 
 
+_NONE_KEEPS = {
+    FilterOperator.EQ: False,
+    FilterOperator.IN: False,
+    FilterOperator.ANY: False,
+    FilterOperator.CONTAINS: False,
+    FilterOperator.ALL: False,
+    FilterOperator.NE: True,
+    FilterOperator.NIN: True,
+}
+"""The operators that compare a value, each with whether ``value=None`` with it asks for the
+nodes *with* a value (``!=`` / ``nin``) rather than those without one."""
+
+
+def _no_none(f: MetadataFilter) -> InvalidFilterError:
+    """The refusal of ``value=None`` with a comparing operator, naming the filter that works.
+
+    Why (helper leftovers65c): ``MetadataFilter(key="lang", value=None)`` (a guess for "the
+    nodes without a language", as ``SimpleVectorStore`` matches a missing key as ``None``)
+    came back as "operator '==' takes one scalar value", naming neither the field nor
+    ``FilterOperator.IS_EMPTY``, which asks for it. Not translated into ``IS_EMPTY``:
+    treehop's "empty" also counts ``""`` and ``[]``, a looser filter than the one written
+    (the LangChain package refuses ``None`` so too)."""
+    with_value = _NONE_KEEPS[f.operator]
+    empty = f"MetadataFilter(key={f.key!r:.100}, value=None, operator=FilterOperator.IS_EMPTY)"
+    suggestion = (
+        f"MetadataFilters(filters=[{empty}], condition=FilterCondition.NOT)"
+        if with_value
+        else empty
+    )
+    return InvalidFilterError(
+        f"filter {_describe(f)!r}: None is not a value a filter compares (a key stored as "
+        f"null counts as absent, as do '' and []): {suggestion} keeps the nodes "
+        f"{'with' if with_value else 'without'} a value for {f.key!r:.100}"
+    )
+
+
 def metadata_leaf(f: MetadataFilter) -> dict[str, Any]:
     """One LlamaIndex filter on a stored metadata key as a treehop DSL node."""
     _check_metadata_key(f)
     op = f.operator
+    if f.value is None and op in _NONE_KEEPS:
+        raise _no_none(f)
     key = f.key
     if op is FilterOperator.EQ or op is FilterOperator.CONTAINS:
         return {"op": "must", "field": key, "conds": [_scalar(f)]}

@@ -42,8 +42,10 @@ def _records(documents: Sequence[BaseNode]) -> list[IngestRecord]:
     kinds = kit.documents_of(documents, BaseNode, "llama_index Document or node")  # type: ignore[type-abstract]
     for doc in kinds:
         # (a treehop retriever's node: placed by its uri / chunk_index and tagged by its tags,
-        # its scores and search path not stored; kit.without_result_keys)
+        # its scores and search path not stored; kit.without_result_keys). A numpy number,
+        # a path or a date as the JSON value it equals: kit.plain_metadata.
         own = kit.without_result_keys(doc.metadata, PROVENANCE, keep=kit.PLACEMENT_KEYS)
+        own = kit.plain_metadata(own)
         meta = {**own, REF_DOC_ID_KEY: doc.ref_doc_id or doc.node_id}
         # The reader's exclusions (SimpleDirectoryReader: file_size, creation_date, ...) are
         # kept, so retrieved nodes hide the same keys from the LLM and embedder.

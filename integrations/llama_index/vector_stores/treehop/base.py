@@ -47,6 +47,7 @@ from llama_index.core.vector_stores.types import (
 )
 from llama_index.core.vector_stores.utils import metadata_dict_to_node, node_to_metadata_dict
 from pydantic import PrivateAttr, ValidationError
+from pydantic_core import PydanticSerializationError
 
 from llama_index.retrievers.treehop.adapters import TreehopEmbedding, as_treehop_embedder
 from llama_index.retrievers.treehop.filters import TAGS_KEY, to_treehop_filters
@@ -57,6 +58,7 @@ from treehop import uri as urimod
 from treehop.arguments import check_bool
 from treehop.errors import (
     EmbeddingError,
+    IngestError,
     InvalidFilterError,
     InvalidQueryError,
     UnknownArgumentError,
@@ -245,10 +247,13 @@ class TreehopVectorStore(kit.IndexedStore, BasePydanticVectorStore):
     def _passage(self, node: BaseNode) -> Passage:
         if not isinstance(node, BaseNode):
             raise InvalidQueryError(f"expected llama_index nodes, got {type(node).__name__}")
-        own = kit.without_result_keys(node.metadata, PROVENANCE)
+        # (a numpy number as the Python number it equals: kit.plain_metadata; LlamaIndex's
+        # node_to_metadata_dict raised a raw PydanticSerializationError for one)
+        own = kit.plain_metadata(kit.without_result_keys(node.metadata, PROVENANCE))
         if own is not node.metadata:
             # A treehop retriever's node (results copied into a store): its scores and
-            # place in the other search are not stored as the copy's metadata.
+            # place in the other search are not stored as the copy's metadata. (Or values
+            # converted: the caller's node keeps its own.)
             node = node.model_copy()
             node.metadata = dict(own)
         raw = node.get_content(metadata_mode=MetadataMode.NONE)
@@ -259,7 +264,13 @@ class TreehopVectorStore(kit.IndexedStore, BasePydanticVectorStore):
             node = node.model_copy(deep=True)
             node.set_content(page)
             node.embedding = None
-        meta = node_to_metadata_dict(node, remove_text=True, flat_metadata=self.flat_metadata)
+        try:
+            meta = node_to_metadata_dict(node, remove_text=True, flat_metadata=self.flat_metadata)
+        except PydanticSerializationError as exc:  # (an array, a longdouble, an object)
+            hint = "; give a numpy array as a list (.tolist())" if "ndarray" in str(exc) else ""
+            raise IngestError(
+                f"node {node.node_id!r:.100}: metadata must be JSON-serialisable ({exc}){hint}"
+            ) from None
         vector = node.embedding
         dim = self.aclient.store.dimension
         if vector is not None and dim is not None and len(vector) != dim:
