@@ -11,8 +11,10 @@ from __future__ import annotations
 import asyncio
 import fnmatch
 import os
+import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -82,6 +84,40 @@ def test_a_child_forked_while_a_lease_is_taken_keeps_none(tmp_path: Path) -> Non
         t.join(30)
     assert kept == 0
     assert _links_to(f) == base and not emb_columns._HELD  # (the parent's let go too)
+
+
+_WRITE_LEASE = r"""
+import fcntl, os, sys, time
+fd = os.open(sys.argv[1], os.O_RDONLY)
+fcntl.fcntl(fd, fcntl.F_SETLEASE, fcntl.F_WRLCK)
+fcntl.fcntl(fd, fcntl.F_SETOWN, 0)  # (no signal: the holder lets go only when it exits)
+print("held", flush=True)
+time.sleep(120)
+"""
+
+
+@pytest.mark.skipif(not emb_columns._LEASES, reason="no read leases on this platform")
+def test_another_programs_write_lease_does_not_stall_a_read(tmp_path: Path) -> None:
+    """Another program holding a write lease on the file (a Samba server's oplock): the
+    read lease's ``open`` waited the kernel's lease-break-time (45 s here) -- and, with the
+    fork lock above, every fork and leased read of the process with it. Now no lease is
+    taken (the size check alone), at once."""
+    f = tmp_path / "col.bin"
+    f.write_bytes(b"\1" * 4096)
+    holder = subprocess.Popen(
+        [sys.executable, "-c", _WRITE_LEASE, str(f)], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        t = time.monotonic()
+        fd = emb_columns._read_lease(str(f))
+        waited = time.monotonic() - t
+    finally:
+        holder.kill()
+        holder.wait()
+    if fd is not None:
+        os.close(fd)
+    assert fd is None and waited < 5, waited
 
 
 @pytest.mark.skipif(not emb_columns._LEASES, reason="no read leases on this platform")

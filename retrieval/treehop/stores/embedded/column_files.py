@@ -576,7 +576,11 @@ def _read_lease(path: str) -> int | None:
     the lease is taken, and the signal is set to ``SIGURG`` first (ignored unless a program
     handles it) for the microseconds between the two."""
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+        # (O_NONBLOCK: another program's write lease on the file -- a Samba server's oplock
+        # -- made this open wait the kernel's lease-break-time, 45 s, holding the lock that
+        # forks and every other leased read wait for; now EWOULDBLOCK, no lease, the check
+        # alone. Helper attacks77)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except OSError:
         return None
     try:
