@@ -394,3 +394,20 @@ def test_a_none_refusal_does_not_echo_a_registered_key(spec: dict[str, Any]) -> 
     with pytest.raises(InvalidFilterError) as ei:
         to_treehop_filter(swap(spec))
     assert secret not in str(ei.value) and "$exists" in str(ei.value)
+
+
+@pytest.mark.parametrize("value", [10**5000, -(2**1100)], ids=["5000-digits", "minus-2**1100"])
+def test_a_huge_integer_in_a_filter_is_refused_typed(value: int) -> None:
+    """``{"a": 10**5000}`` passed the LangChain filter and the core's parse, then find()'s
+    cache key (the filter's JSON text) raised Python's raw ``ValueError`` (4,300 digits)."""
+    with pytest.raises(InvalidFilterError, match="within float range"):
+        to_treehop_filter({"$or": [{"a": value}, {"b": {"$nin": ["x", value]}}]})
+    th = Treehop(embedder=BagOfWordsEmbedder(), tagger=None)
+    try:
+        th.add_resource("hello world", target_uri="viking://resources/a")
+        with pytest.raises(InvalidFilterError, match="an integer of"):
+            th.find("hello", filter={"op": "must", "field": "a", "conds": [value]})
+        within = th.find("hello", filter={"op": "must", "field": "a", "conds": [2**1000]})
+        assert within.resources == []  # (1,000 bits: taken, and nothing holds it)
+    finally:
+        th.close()
