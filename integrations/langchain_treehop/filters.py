@@ -27,6 +27,7 @@ from typing import Any
 
 from treehop.errors import InvalidFilterError
 from treehop.filters import MAX_FILTER_DEPTH, MetadataFilter
+from treehop.redaction import redact
 
 _RANGE = {"$gt": "gt", "$gte": "gte", "$lt": "lt", "$lte": "lte"}
 
@@ -46,9 +47,11 @@ def _no_none(key: str, op: str) -> InvalidFilterError:
         "$in": "; beside other values, leave None out of the list and join the two under $or",
         "$nin": "; beside other values, leave None out of the list and join the two under $and",
     }.get(op, "")
+    # (the key redacted: a registered key pasted as a field name was echoed whole; attacks77)
+    shown = redact(f"{key!r:.100}")
     return InvalidFilterError(
-        f"filter {key!r:.100} {op}: None is not a value a filter compares (a key stored as "
-        f"null counts as absent): {{{key!r:.100}: {{'$exists': {keep}}}}} keeps the documents "
+        f"filter {shown} {op}: None is not a value a filter compares (a key stored as "
+        f"null counts as absent): {{{shown}: {{'$exists': {keep}}}}} keeps the documents "
         f"{want} a value for it{also}"
     )
 

@@ -48,6 +48,8 @@ MAX_FILTER_DEPTH = 32
 MAX_FILTER_NODES = 1000
 MAX_CONDS = 1000
 MAX_TEXT_MATCH_CHARS = 1000
+_COND_INT_BITS = 1024
+"""Largest integer a ``must`` compares, in bits: float range, as a range's bounds are."""
 CLIENT_SIDE_OPS = frozenset({"text_match", "text_match_not", "empty", "not_empty"})
 """Ops no remote engine runs exactly: Milvus and VikingDB evaluate them in Python."""
 _LEAF_OPS = {"must", "must_not", "range", "range_out", *CLIENT_SIDE_OPS}
@@ -232,6 +234,14 @@ def _check_scalars(conds: Sequence[Any], where: str) -> None:
             raise InvalidFilterError(f"{where}: conds must be scalars, got {type(c).__name__}")
         if isinstance(c, float) and not math.isfinite(c):
             raise InvalidFilterError(f"{where}: conds must be finite, got {c!r}")
+        if isinstance(c, int) and c.bit_length() > _COND_INT_BITS:
+            # (the filter's cache key is its JSON text: an int of 5,000 digits was Python's
+            # raw ValueError there, from find() and a LangChain filter {"a": 10**5000};
+            # helper attacks77)
+            raise InvalidFilterError(
+                f"{where}: conds must be numbers within float range, got an integer of "
+                f"{c.bit_length()} bits"
+            )
         if isinstance(c, str):
             _check_text(c, where, "conds")
 

@@ -51,6 +51,7 @@ the same input again completes the write.
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import operator
 import threading
@@ -316,10 +317,18 @@ class GuardedStore:
         dropped = discard and bool(rolled_back)
         fate = _DROPPED if dropped else _NOT_DROPPED if discard else _KEPT
         said = f"this write failed after changing the store: {lists}"
-        failure.add_note(f"{said[: SHOWN_CHARS - len(fate) - 2]}; {fate}")
+        # A failure that refuses the note or the attributes (its own ``add_note``, a
+        # ``__notes__`` that is not a list, a ``__setattr__`` that refuses, a property that
+        # raises) keeps what it is: raised from here, the refusal replaced the caller's
+        # error and skipped the rest of the write's exit, so the store's write lock was
+        # never let go and every later write of the client failed after its lock_timeout
+        # (helper attacks77). A signal raised meanwhile still passes.
+        with contextlib.suppress(Exception):
+            failure.add_note(f"{said[: SHOWN_CHARS - len(fate) - 2]}; {fate}")
         for attr, value in (("written", written), ("deleted", deleted), ("discarded", dropped)):
-            if not hasattr(failure, attr):
-                setattr(failure, attr, value)
+            with contextlib.suppress(Exception):
+                if not hasattr(failure, attr):
+                    setattr(failure, attr, value)
 
     def _note(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
         """Note the URIs a successful write method of the current write changed; a

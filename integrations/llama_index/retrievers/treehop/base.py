@@ -29,7 +29,7 @@ from treehop import integration_kit as kit
 from treehop import uri as urimod
 from treehop.arguments import check_mode, check_target_uris
 from treehop.embedders.base import Embedder
-from treehop.errors import InvalidFilterError, InvalidQueryError
+from treehop.errors import EmbeddingError, InvalidFilterError, InvalidQueryError
 from treehop.filters import show_fields
 from treehop.ingest import records
 from treehop.integration_kit import KnowledgeSource, RetrieverClient, is_knowledge_source
@@ -77,6 +77,9 @@ NO_LIMIT_RERANK_POOL = 100
 """``similarity_top_k=0`` when a reranker scores the retrieval: the reranked best this many
 (or ``retrieve_count``), not the ~1,000 candidates a no-limit search reranks. Ten times the
 default ``similarity_top_k``: a cost bound (rerank pairs per query), not a quality setting."""
+MAX_EMBEDDING_STRS = 64
+"""Most texts a query's ``custom_embedding_strs`` may hold (HyDE gives one or two; each is
+one embedder call, so a list of thousands was thousands of calls before the search)."""
 Mode = Literal["find", "search"]
 
 
@@ -614,12 +617,26 @@ class TreehopRetriever(BaseRetriever):
         plans and embeds its own queries, and a knowledge source embeds on its service:
         both refuse such texts rather than drop them."""
         strs = query_bundle.custom_embedding_strs
-        if strs is None or not strs or list(strs) == [query_bundle.query_str]:
+        if strs is None:
             return None
-        if isinstance(strs, str | bytes) or not all(isinstance(t, str) for t in strs):
+        # (a list or tuple, read once: an int was a raw TypeError, a generator was read twice
+        # and came back empty, a raw ValueError from numpy; helper attacks77)
+        if not isinstance(strs, list | tuple):
+            shown = shown_value(strs) if isinstance(strs, str | bytes) else type(strs).__name__
+            raise InvalidQueryError(f"custom_embedding_strs must be a list of strings, got {shown}")
+        texts = list(strs)
+        if not texts or texts == [query_bundle.query_str]:
+            return None
+        if len(texts) > MAX_EMBEDDING_STRS:
+            # (each text is one embedder call: 20,000 texts took 5.8 s with a local
+            # bag-of-words model, a remote one a request each; helper attacks77)
             raise InvalidQueryError(
-                "custom_embedding_strs must be a list of strings, got "
-                f"{shown_value(strs if isinstance(strs, str | bytes) else list(strs))}"
+                f"custom_embedding_strs holds {len(texts)} texts; at most {MAX_EMBEDDING_STRS} "
+                "(a query transform's hypothetical answers, each embedded once)"
+            )
+        if not all(isinstance(t, str) for t in texts):
+            raise InvalidQueryError(
+                f"custom_embedding_strs must be a list of strings, got {shown_value(texts)}"
             )
         if self._source is not None:
             raise InvalidQueryError(
@@ -633,7 +650,7 @@ class TreehopRetriever(BaseRetriever):
                 "hypothetical answer) apply to mode='find': mode='search' plans and embeds "
                 "its own queries"
             )
-        return [check_query(t) for t in strs]
+        return [check_query(t) for t in texts]
 
     def _min_score(self) -> float | None:
         """The floor a find on a treehop client applies to the returned nodes' scores."""
@@ -906,7 +923,14 @@ class TreehopRetriever(BaseRetriever):
 def _mean_row(rows: Sequence[Any]) -> list[float]:
     """The mean of query embeddings, as LlamaIndex's ``mean_agg`` averages them (the search
     makes the row a unit vector)."""
-    stacked = np.stack([np.asarray(r, dtype=np.float32).ravel() for r in rows])
+    flat = [np.asarray(r, dtype=np.float32).ravel() for r in rows]
+    if len({r.shape for r in flat}) > 1:
+        # (an embedder answering vectors of two sizes was numpy's raw ValueError; attacks77)
+        raise EmbeddingError(
+            "the embedder returned query vectors of different sizes for custom_embedding_strs: "
+            + ", ".join(sorted({str(r.shape[0]) for r in flat}))
+        )
+    stacked = np.stack(flat)
     return [float(x) for x in stacked.mean(axis=0)]
 
 

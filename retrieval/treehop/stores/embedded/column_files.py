@@ -528,15 +528,38 @@ _HELD: set[int] = set()
 a child that lived on would keep every writer of the file waiting."""
 
 
+_HELD_LOCK = threading.Lock()
+"""Held from a lease descriptor's ``open`` until it is in :data:`_HELD`, and from its removal
+until its ``close``, and by ``os.fork`` (its before hook): a fork never lands between the
+two. Why (helper attacks77): a child forked while another thread was taking a lease (the
+descriptor open, not yet in ``_HELD``) kept it -- 191 of 300 forks beside a loop of leased
+reads -- and a long-lived child (a ``multiprocessing`` fork worker) kept every writer of the
+file waiting for the kernel's ``lease-break-time``."""
+
+
 def _close_held_in_child() -> None:
+    global _HELD_LOCK
+    _HELD_LOCK = threading.Lock()  # (held by the fork's before hook, in the parent's thread)
     for fd in list(_HELD):
         with contextlib.suppress(OSError):
             os.close(fd)
     _HELD.clear()
 
 
+def _before_fork() -> None:
+    _HELD_LOCK.acquire()
+
+
+def _after_fork_in_parent() -> None:
+    _HELD_LOCK.release()
+
+
 if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_close_held_in_child)
+    os.register_at_fork(
+        before=_before_fork,
+        after_in_parent=_after_fork_in_parent,
+        after_in_child=_close_held_in_child,
+    )
 
 
 def _read_lease(path: str) -> int | None:
@@ -553,7 +576,11 @@ def _read_lease(path: str) -> int | None:
     the lease is taken, and the signal is set to ``SIGURG`` first (ignored unless a program
     handles it) for the microseconds between the two."""
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+        # (O_NONBLOCK: another program's write lease on the file -- a Samba server's oplock
+        # -- made this open wait the kernel's lease-break-time, 45 s, holding the lock that
+        # forks and every other leased read wait for; now EWOULDBLOCK, no lease, the check
+        # alone. Helper attacks77)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except OSError:
         return None
     try:
@@ -589,9 +616,12 @@ def _map_read(path: str, mm: mmap.mmap | None, need: int, nbytes: int) -> Iterat
     are not to read through the map (a private copy of every vector per process) or to keep
     the file from being cut while it is read -- the lease. Where no lease can be had the
     check alone remains (the window is the read's length)."""
-    fd = _read_lease(path) if mm is not None and nbytes >= _LEASE_BYTES and _LEASES else None
-    if fd is not None:
-        _HELD.add(fd)
+    fd = None
+    if mm is not None and nbytes >= _LEASE_BYTES and _LEASES:
+        with _HELD_LOCK:  # (no fork between the open and _HELD: a child would keep the lease)
+            fd = _read_lease(path)
+            if fd is not None:
+                _HELD.add(fd)
     try:
         if mm is not None:  # (checked after the lease: a cut made before it is seen here)
             try:
@@ -603,8 +633,9 @@ def _map_read(path: str, mm: mmap.mmap | None, need: int, nbytes: int) -> Iterat
         yield
     finally:
         if fd is not None:
-            _HELD.discard(fd)
-            os.close(fd)  # (lets the lease go: a waiting truncate goes on)
+            with _HELD_LOCK:  # (nor between the two here)
+                _HELD.discard(fd)
+                os.close(fd)  # (lets the lease go: a waiting truncate goes on)
 
 
 def _release_pages(arr: npt.NDArray[Any], start: int, end: int) -> None:
