@@ -27,7 +27,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from treehop import AsyncTreehop, Treehop
-from treehop.errors import TreehopError
+from treehop.errors import InvalidURIError, TreehopError
 from treehop.models import ContextType, RetrievalMode
 
 from treehop_test_doubles import BagOfWordsEmbedder
@@ -43,7 +43,7 @@ INTEGRATION_SETTINGS = settings(
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 
-Pair = tuple[Any, bool]
+Pair = tuple[Any, bool | None]
 
 # -- building blocks ---------------------------------------------------------------------------
 
@@ -352,7 +352,12 @@ def test_browse_fuzz(client: Treehop, uri: Pair, depth: Pair) -> None:
 
 names = st.one_of(
     valid(st.from_regex(r"[a-z][a-z0-9-]{0,20}", fullmatch=True)),
-    invalid(st.sampled_from(["", "   ", "a\x00b", "a/b", "..", "x\ud800", "tab\there", "#x"])),
+    valid(st.just("#x")),  # (percent-encoded into its segment: viking://resources/%23x)
+    # Refused only where the name makes the URI (no target_uri): with a target_uri it is the
+    # resource's shown name, which may hold any text ("a/b" as a title). Marked None: the
+    # property decides by the target drawn beside it.
+    st.sampled_from(["a/b", ".."]).map(lambda v: (v, None)),
+    invalid(st.sampled_from(["", "   ", "a\x00b", "x\ud800", "tab\there"])),
     invalid(st.text(min_size=256, max_size=300, alphabet="ab")),
     invalid(junk.filter(lambda v: v is not None)),
 )
@@ -438,6 +443,8 @@ def test_add_resource_fuzz_validates_before_any_write(
     try:
         th.add_resource("Seed text about kubernetes.", name="seed", is_text=True)
         before = sorted(n.uri for n in th.store.iter_nodes())
+        if name[1] is None:  # (a name that cannot be a URI segment: see ``names``)
+            name = (name[0], target[0] is not None)
         ok = all(p[1] for p in (text, name, target, metadata, tags, is_text))
         if target[0] is None and name[0] is None:
             ok = False  # a text needs a name or a target
@@ -461,6 +468,28 @@ def test_add_resource_fuzz_validates_before_any_write(
         assert reopened.stat("viking://resources/after").is_leaf is not None
     finally:
         reopened.close()
+
+
+@pytest.mark.parametrize("name", ["a/b", ".."])
+def test_a_name_that_cannot_be_a_segment_is_refused_only_where_it_makes_the_uri(
+    tmp_path: Path, name: str
+) -> None:
+    """The oracle of the property above, pinned: without ``target_uri`` such a name would make
+    a URI no call can name again (refused, nothing written); with one it is the shown name."""
+    th = Treehop(tmp_path / "idx", embedder=BagOfWordsEmbedder(), tagger=None)
+    try:
+        with pytest.raises(InvalidURIError):
+            th.add_resource("Words about kubernetes.", name=name, is_text=True)
+        assert list(th.store.iter_nodes()) == []
+        for target in ("viking://resources", None):
+            with pytest.raises(InvalidURIError):
+                th.add_resource("Words about kubernetes.", name=name, target_uri=target)
+        th.add_resource("Words about kubernetes.", name=name, target_uri="viking://resources/k8s")
+        assert th.read("viking://resources/k8s").startswith("Words about kubernetes")
+        th.add_resource("Words about postgres.", name="#x", is_text=True)
+        assert th.read("viking://resources/%23x").startswith("Words about postgres")
+    finally:
+        th.close()
 
 
 @pytest.fixture(scope="module")
