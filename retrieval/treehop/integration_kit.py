@@ -86,7 +86,7 @@ from .errors import (
 )
 from .filters import MetadataFilter, ShownField
 from .ingest import records as recmod
-from .ingest.markup import html_to_markdown
+from .ingest.markup import html_to_markdown, html_visible_text
 from .ingest.records import IngestRecord, PlacementKwargs
 from .ingest.writer import ProgressCallback
 from .memory import MAX_TURN_CHARS
@@ -756,6 +756,25 @@ def page_text(text: str, metadata: Mapping[str, Any]) -> str:
     if _named_html(metadata):
         return _strip_nav_lines(text)
     return text
+
+
+def stored_page_text(text: str, metadata: Mapping[str, Any]) -> str:
+    """What a vector store keeps for a framework document: :func:`page_text`, and where that
+    is empty for HTML (a piece of a raw page a text splitter cut), the piece's visible text
+    (:func:`treehop.ingest.markup.html_visible_text`: a local table of contents or a footer as
+    its lines of link text), else the markup as given (opening tags alone, ``<!DOCTYPE
+    html>``: there is no text to keep, and the chunk and its id must still exist).
+
+    Why: every other chunk of a raw page is stored, embedded and returned as its text; a
+    chunk holding navigation alone was stored as raw ``<li><a class=...>`` markup, embedded
+    so, and handed to a reader as tags (an agent's find tool answered a Sphinx contents
+    chunk's markup; helper usage74). Its link text is what a reader of the page sees.
+    """
+    page = page_text(text, metadata)
+    if page.strip() or not is_html(text, metadata):
+        return page if page.strip() else text
+    visible = html_visible_text(text)
+    return visible if visible.strip() else text
 
 
 def no_page_text(index: int) -> str:

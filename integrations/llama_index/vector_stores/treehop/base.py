@@ -252,10 +252,12 @@ class TreehopVectorStore(kit.IndexedStore, BasePydanticVectorStore):
             node = node.model_copy()
             node.metadata = dict(own)
         raw = node.get_content(metadata_mode=MetadataMode.NONE)
-        page = kit.page_text(raw, node.metadata)
-        if page != raw and page.strip() and isinstance(node, TextNode):
+        page = kit.stored_page_text(raw, node.metadata)
+        if page != raw and isinstance(node, TextNode):
             # An HTML page's node: stored as its text, re-embedded by the client's embedder
-            # (the same model: one vector space), since its vector was made from markup.
+            # (the same model: one vector space), since its vector was made from markup; a
+            # piece holding navigation alone as its link text, markup with no visible
+            # character as given (kit.stored_page_text; helper usage74's contents chunks).
             node = node.model_copy(deep=True)
             node.set_content(page)
             node.embedding = None
