@@ -17,11 +17,12 @@ import html
 import re
 from collections.abc import Iterator
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from langchain_core.documents import Document
-from llama_index.core.schema import TextNode
+from llama_index.core.schema import MetadataMode, TextNode
 
 from langchain_treehop import TreehopVectorStore, create_treehop_tools
 from llama_index.vector_stores.treehop import TreehopVectorStore as LiTreehopVectorStore
@@ -101,6 +102,25 @@ def test_a_contents_piece_is_stored_as_its_link_text(client: Treehop) -> None:
     assert toc.metadata == _CHUNKS[1].metadata
 
 
+def test_a_contents_piece_ranks_as_its_markup_did(client: Treehop) -> None:
+    """Shown as its link text, embedded as the markup it came as: a list of other sections'
+    titles must not outrank the section that answers (as text, aptitude's DocBook footers
+    took 2 of 48 top-4 slots of 12 questions, 0 as markup)."""
+    store = TreehopVectorStore(client)
+    store.add_documents(_CHUNKS, ids=_IDS)
+    for q in ("The Meta API", "The Meta API find_undeclared_variables"):
+        assert [d.id for d in store.similarity_search(q, k=1)] == ["text"], q
+    toc = store.get_by_ids(["toc"])[0]
+    assert toc.page_content.splitlines() == _TOC_LINES  # (shown as its text all the same)
+    # the index's vector for it is the markup's, not the link text's
+    uri = next(
+        n.uri for n in client.aio.store.iter_nodes(store.base_uri) if n.content.startswith("- ")
+    )
+    stored = np.asarray(client.aio.store.get_vectors([uri]))[0]
+    as_markup, as_text = np.asarray(client.aio.embedder.embed([_TOC, toc.page_content]))
+    assert np.allclose(stored, as_markup) and not np.allclose(stored, as_text)
+
+
 def test_a_piece_with_no_visible_character_is_kept_as_given(client: Treehop) -> None:
     """Nothing to store as text: the markup stays, and its id works as any other's."""
     store = TreehopVectorStore(client)
@@ -148,18 +168,27 @@ def test_the_llamaindex_store_keeps_the_same_text(client: Treehop) -> None:
     assert got["toc"].splitlines() == _TOC_LINES
     assert got["tags"] == _TAGS_ONLY and got["head"] == _HEAD
     assert "find_undeclared_variables()" in got["text"] and "<p>" not in got["text"]
+    # embedded as the node came (its markup, with the metadata LlamaIndex embeds)
+    uri = next(
+        n.uri for n in client.aio.store.iter_nodes("viking://resources") if n.content == got["toc"]
+    )
+    stored = np.asarray(client.aio.store.get_vectors([uri]))[0]
+    came = nodes[1].get_content(metadata_mode=MetadataMode.EMBED)
+    as_came, as_text = np.asarray(client.aio.embedder.embed([came, got["toc"]]))
+    assert np.allclose(stored, as_came) and not np.allclose(stored, as_text)
 
 
 def test_stored_text_only_changes_markup_that_converts_to_nothing() -> None:
     """The rule touches nothing else: a page with text is its conversion, plain text and a
     flattened page as before (``page_text``)."""
     meta = {"source": _SOURCE}
-    assert stored_page_text(_TEXT, meta) == page_text(_TEXT, meta)
-    assert stored_page_text("plain <b> notes", {"source": "a.txt"}) == "plain <b> notes"
-    assert stored_page_text("Prev Up Next", meta) == "Prev Up Next"
-    assert stored_page_text(_TOC, {}) == _TOC  # not HTML by its start nor its metadata
-    assert stored_page_text(_TAGS_ONLY, meta) == _TAGS_ONLY
-    assert stored_page_text(_HEAD, meta) == _HEAD
+    assert stored_page_text(_TEXT, meta) == (page_text(_TEXT, meta), False)
+    assert stored_page_text("plain <b> notes", {"source": "a.txt"}) == ("plain <b> notes", False)
+    assert stored_page_text("Prev Up Next", meta) == ("Prev Up Next", False)
+    assert stored_page_text(_TOC, {}) == (_TOC, False)  # not HTML by its start nor metadata
+    assert stored_page_text(_TAGS_ONLY, meta) == (_TAGS_ONLY, False)
+    assert stored_page_text(_HEAD, meta) == (_HEAD, False)
+    assert stored_page_text(_TOC, meta) == ("\n".join(_TOC_LINES), True)
 
 
 def test_the_file_converter_is_unchanged_for_pages() -> None:

@@ -27,9 +27,10 @@ A filter on a metadata field no stored node has is an
 An HTML page is stored as its text (treehop's HTML conversion, navigation dropped), so its
 markup never reaches the embedding, the abstracts or what a search returns; any other text is
 stored as given. A piece of a raw page holding navigation alone (a local table of contents
-or a footer cut off by a text splitter) is stored as its visible link text, and markup with
-no visible character (``<!DOCTYPE html>``, opening tags alone) as given, so its id still
-exists; the LlamaIndex store does the same.
+or a footer cut off by a text splitter) is stored and returned as its visible link text but
+embedded as its markup (its words are other sections' titles: it ranks where it did), and
+markup with no visible character (``<!DOCTYPE html>``, opening tags alone) is stored as given,
+so its id still exists; the LlamaIndex store does the same.
 Returned ``Document``s carry exactly the metadata that was added (plus nothing), and ``id`` =
 the id given (or generated) at add time, as LangChain's standard tests require.
 """
@@ -266,12 +267,15 @@ class TreehopVectorStore(kit.IndexedStore, VectorStore):
             pid = ids[i] if ids is not None else None
             # An HTML page (a TextLoader or RecursiveUrlLoader page) is stored as its text;
             # a piece holding navigation alone (a raw page's contents or footer, cut off by
-            # a text splitter) as its link text, as the LlamaIndex store keeps it; markup
-            # with no visible character as given (kit.stored_page_text): a batch of split
-            # raw pages was refused, "the text is empty", about visible markup (usage71),
-            # then stored 234 contents chunks of Jinja's manual as raw tags (usage74).
-            page = kit.stored_page_text(text, meta) if isinstance(text, str) else text
-            out.append(Passage(page, meta, str(pid) if pid is not None else None))
+            # a text splitter) shown as its link text but embedded as the markup it came as;
+            # markup with no visible character as given (kit.stored_page_text): a batch of
+            # split raw pages was refused, "the text is empty", about visible markup (usage71),
+            # then stored 171 contents chunks of Jinja's manual as raw tags (usage74/75).
+            page, shown_only = (
+                kit.stored_page_text(text, meta) if isinstance(text, str) else (text, False)
+            )
+            pid_text = str(pid) if pid is not None else None
+            out.append(Passage(page, meta, pid_text, text if shown_only else None))
         return out
 
     def add_texts(
