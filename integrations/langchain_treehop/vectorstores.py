@@ -26,8 +26,11 @@ A filter on a metadata field no stored node has is an
 
 An HTML page is stored as its text (treehop's HTML conversion, navigation dropped), so its
 markup never reaches the embedding, the abstracts or what a search returns; any other text is
-stored as given, and so is markup with no text outside navigation (a raw page's footer cut
-off by a text splitter), as ``InMemoryVectorStore`` and the LlamaIndex store keep it.
+stored as given. A piece of a raw page holding navigation alone (a local table of contents
+or a footer cut off by a text splitter) is stored and returned as its visible link text but
+embedded as its markup (its words are other sections' titles: it ranks where it did), and
+markup with no visible character (``<!DOCTYPE html>``, opening tags alone) is stored as given,
+so its id still exists; the LlamaIndex store does the same.
 Returned ``Document``s carry exactly the metadata that was added (plus nothing), and ``id`` =
 the id given (or generated) at add time, as LangChain's standard tests require.
 """
@@ -264,13 +267,16 @@ class TreehopVectorStore(kit.IndexedStore, VectorStore):
             meta = _stored_times(kit.plain_metadata(kit.without_result_keys(given)))
             pid = ids[i] if ids is not None else None
             # An HTML page (a TextLoader or RecursiveUrlLoader page) is stored as its text;
-            # markup holding none (a raw page's navigation footer, cut off by a text
-            # splitter) as given, as the LlamaIndex store keeps such a node: a batch of
-            # split raw pages was refused, "the text is empty", about visible markup.
-            page = kit.page_text(text, meta) if isinstance(text, str) else text
-            if isinstance(text, str) and not page.strip():
-                page = text
-            out.append(Passage(page, meta, str(pid) if pid is not None else None))
+            # a piece holding navigation alone (a raw page's contents or footer, cut off by
+            # a text splitter) shown as its link text but embedded as the markup it came as;
+            # markup with no visible character as given (kit.stored_page_text): a batch of
+            # split raw pages was refused, "the text is empty", about visible markup (usage71),
+            # then stored 171 contents chunks of Jinja's manual as raw tags (usage74/75).
+            page, shown_only = (
+                kit.stored_page_text(text, meta) if isinstance(text, str) else (text, False)
+            )
+            pid_text = str(pid) if pid is not None else None
+            out.append(Passage(page, meta, pid_text, text if shown_only else None))
         return out
 
     def add_texts(

@@ -89,7 +89,7 @@ from .errors import (
 )
 from .filters import MetadataFilter, ShownField
 from .ingest import records as recmod
-from .ingest.markup import html_to_markdown
+from .ingest.markup import html_to_markdown, html_visible_text
 from .ingest.records import IngestRecord, PlacementKwargs
 from .ingest.writer import ProgressCallback
 from .memory import MAX_TURN_CHARS
@@ -759,6 +759,33 @@ def page_text(text: str, metadata: Mapping[str, Any]) -> str:
     if _named_html(metadata):
         return _strip_nav_lines(text)
     return text
+
+
+def stored_page_text(text: str, metadata: Mapping[str, Any]) -> tuple[str, bool]:
+    """What a vector store keeps for a framework document, and whether that text is only
+    *shown* (``True``: embed the document as it came, :attr:`Passage.embed_text`).
+
+    The text is :func:`page_text`; where that is empty for HTML (a piece of a raw page a text
+    splitter cut), the piece's visible text (:func:`treehop.ingest.markup.html_visible_text`:
+    a local table of contents or a footer as its lines of link text; shown only), else the
+    markup as given (opening tags alone, ``<!DOCTYPE html>``: there is no text to keep, and
+    the chunk and its id must still exist).
+
+    Why: every other chunk of a raw page is stored and returned as its text; a chunk holding
+    navigation alone was stored as raw ``<li><a class=...>`` markup and handed to a reader as
+    tags (an agent's find tool answered a Sphinx contents chunk's markup; helper usage74). Its
+    link text is what a reader of the page sees. It is still *embedded* as the markup: its
+    words are other sections' titles, which the page conversion drops for that reason, and
+    embedded as text the DocBook footers of aptitude's manual took 2 of 48 top-4 slots of 12
+    questions (0 as markup; helper usage75).
+    """
+    page = page_text(text, metadata)
+    if page.strip():
+        return page, False
+    if not is_html(text, metadata):
+        return text, False
+    visible = html_visible_text(text)
+    return (visible, True) if visible.strip() else (text, False)
 
 
 def no_page_text(index: int) -> str:

@@ -257,13 +257,19 @@ class TreehopVectorStore(kit.IndexedStore, BasePydanticVectorStore):
             node = node.model_copy()
             node.metadata = dict(own)
         raw = node.get_content(metadata_mode=MetadataMode.NONE)
-        page = kit.page_text(raw, node.metadata)
-        if page != raw and page.strip() and isinstance(node, TextNode):
+        page, shown_only = kit.stored_page_text(raw, node.metadata)
+        embed_text = node.get_content(metadata_mode=MetadataMode.EMBED)
+        if page != raw and isinstance(node, TextNode):
             # An HTML page's node: stored as its text, re-embedded by the client's embedder
-            # (the same model: one vector space), since its vector was made from markup.
+            # (the same model: one vector space), since its vector was made from markup. A
+            # piece holding navigation alone is shown as its link text and keeps the markup's
+            # embedding (its words are other sections' titles: it ranks where it did); markup
+            # with no visible character stays as given (kit.stored_page_text; usage74/75).
             node = node.model_copy(deep=True)
             node.set_content(page)
-            node.embedding = None
+            if not shown_only:
+                node.embedding = None
+                embed_text = node.get_content(metadata_mode=MetadataMode.EMBED)
         try:
             meta = node_to_metadata_dict(node, remove_text=True, flat_metadata=self.flat_metadata)
         except PydanticSerializationError as exc:  # (an array, a longdouble, an object)
@@ -295,7 +301,7 @@ class TreehopVectorStore(kit.IndexedStore, BasePydanticVectorStore):
             text=node.get_content(metadata_mode=MetadataMode.NONE),
             metadata=meta,
             id=node.node_id,
-            embed_text=node.get_content(metadata_mode=MetadataMode.EMBED),
+            embed_text=embed_text,
             vector=vector,
             offset=_offset(node),
         )
