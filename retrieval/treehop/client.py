@@ -117,7 +117,7 @@ from .stores.embedded import EmbeddedStore
 from .stores.guarded import guard_store
 from .tagging import IngestTagger, Tagger
 from .timestamps import TimeLike
-from .validation import as_list, check_query
+from .validation import as_list, check_query, shown_value
 
 _T = TypeVar("_T")
 
@@ -295,7 +295,7 @@ class AsyncTreehop:
             max_file_bytes=max_file_bytes,
         )
         if not isinstance(strict, bool):
-            raise InvalidQueryError(f"strict must be True or False, got {strict!r}")
+            raise InvalidQueryError(f"strict must be True or False, got {shown_value(strict)}")
         # (a folder ingest's skipped suffixes: see treehop.ingest.loaders.SKIP_SUFFIXES)
         skip_suffixes = check_skip_suffixes(skip_suffixes)
         self.user = urimod.validate_user(user)
@@ -321,7 +321,7 @@ class AsyncTreehop:
         if directory_vectors not in DIRECTORY_VECTORS:
             raise InvalidQueryError(
                 f"directory_vectors must be one of {', '.join(DIRECTORY_VECTORS)}, "
-                f"got {directory_vectors!r}"
+                f"got {shown_value(directory_vectors)}"
             )
         self.writer = TreeWriter(
             self.store,
