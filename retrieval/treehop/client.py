@@ -1033,15 +1033,19 @@ class AsyncTreehop:
         )
 
     async def _target_hint(
-        self, result: FindResult, context_type: object, options: Mapping[str, Any]
+        self,
+        result: FindResult,
+        context_type: object,
+        options: Mapping[str, Any],
+        what: str = "find",
     ) -> str | None:
-        """Why ``result`` (a :meth:`find` of this client with ``options``) is empty, when its
-        target is a file or a chunk (:meth:`_hint_empty_leaf_targets`' message), else
-        ``None``: for a caller that shows it to someone who reads no log (the MCP server's
-        agent)."""
+        """Why ``result`` (a :meth:`find` of this client with ``options``; ``what`` names the
+        call the message starts with) is empty, when its target is a file or a chunk
+        (:meth:`_hint_empty_leaf_targets`' message), else ``None``: for a caller that shows
+        it to someone who reads no log (the MCP server's agent)."""
         if result.total or not as_list(options.get("target_uri")):
             return None
-        return await self._io(self._hint_after, "find", [result], context_type, options)
+        return await self._io(self._hint_after, what, [result], context_type, options)
 
     async def find_many(
         self,
