@@ -185,3 +185,24 @@ def test_shown_value_is_repr_when_it_fits_and_its_cut_prefix_otherwise(
         assert shown == redact(full)
     else:
         assert shown == redact(full[: chars - 3] + "...")
+
+
+def test_the_store_the_sessions_and_a_remote_timeout_show_values_bounded(index: Path) -> None:
+    # (``{value!r:.100}`` cut the text only after the whole repr was built)
+    from treehop import Treehop
+    from treehop.embedders.openai_compatible import OpenAICompatibleEmbedder
+    from treehop.stores.embedded import EmbeddedStore
+
+    _check_bounded(lambda v: EmbeddedStore(verify=v), "verify")  # type: ignore[arg-type]
+    _check_bounded(lambda v: EmbeddedStore(vector_reads=v), "vector_reads")  # type: ignore[arg-type]
+    _check_bounded(
+        lambda v: OpenAICompatibleEmbedder(
+            "m",
+            base_url="http://127.0.0.1:9/v1",
+            timeout_s=v,  # type: ignore[arg-type]
+        ),
+        "timeout_s",
+    )
+    with Treehop(index, embedder=BagOfWordsEmbedder()) as c:
+        sid = c.create_session()
+        _check_bounded(lambda v: c.add_message(sid, v, "hello"), "role")  # type: ignore[arg-type]
