@@ -206,3 +206,19 @@ def test_the_store_the_sessions_and_a_remote_timeout_show_values_bounded(index: 
     with Treehop(index, embedder=BagOfWordsEmbedder()) as c:
         sid = c.create_session()
         _check_bounded(lambda v: c.add_message(sid, v, "hello"), "role")  # type: ignore[arg-type]
+
+
+def test_the_taggers_and_rerankers_show_values_bounded() -> None:
+    from treehop.rerankers.http_rerank import HTTPReranker
+    from treehop.tagging.keywords import KeywordTagger
+    from treehop.tagging.llm_tagger import LLMTagger
+
+    _check_bounded(lambda v: KeywordTagger(window=v), "window")  # type: ignore[arg-type]
+    _check_bounded(lambda v: KeywordTagger(method=v), "method")  # type: ignore[arg-type]
+    _check_bounded(lambda v: KeywordTagger(max_df_ratio=v), "max_df_ratio")  # type: ignore[arg-type]
+    _check_bounded(lambda v: KeywordTagger(min_score=v), "min_score")  # type: ignore[arg-type]
+    url = "http://127.0.0.1:9"
+    _check_bounded(lambda v: HTTPReranker(url, flavor=v), "flavor")  # type: ignore[arg-type]
+    _check_bounded(lambda v: HTTPReranker(url, max_chars=v), "max_chars")  # type: ignore[arg-type]
+    _check_bounded(lambda v: LLMTagger(object(), max_tags=v), "max_tags")  # type: ignore[arg-type]
+    _check_bounded(lambda v: LLMTagger(object(), deadline_s=v), "deadline_s")  # type: ignore[arg-type]
