@@ -222,3 +222,20 @@ def test_the_taggers_and_rerankers_show_values_bounded() -> None:
     _check_bounded(lambda v: HTTPReranker(url, max_chars=v), "max_chars")  # type: ignore[arg-type]
     _check_bounded(lambda v: LLMTagger(object(), max_tags=v), "max_tags")  # type: ignore[arg-type]
     _check_bounded(lambda v: LLMTagger(object(), deadline_s=v), "deadline_s")  # type: ignore[arg-type]
+
+
+def test_a_milvus_store_and_a_context_quota_show_values_bounded(index: Path) -> None:
+    from treehop import Treehop
+    from treehop.stores.milvus import MilvusStore
+
+    _check_bounded(lambda v: MilvusStore(hybrid_fusion=v), "hybrid_fusion")  # type: ignore[arg-type]
+    _check_bounded(lambda v: MilvusStore(dimension=v), "dimension")  # type: ignore[arg-type]
+    _check_bounded(lambda v: MilvusStore(timeout=v), "timeout")  # type: ignore[arg-type]
+    with Treehop(index, embedder=BagOfWordsEmbedder()) as c:
+        # (a quota's key is hashable: a tuple, of any size)
+        for n in (10**4, 10**6):
+            message = _message(
+                lambda v: c.assemble_context("deploy", quotas={v: 10}),  # type: ignore[dict-item]
+                tuple(range(n)),
+            )
+            assert len(message) < 400, len(message)
