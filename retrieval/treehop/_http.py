@@ -56,6 +56,7 @@ from .redaction import (
     register_url_secrets,
 )
 from .secrets import SECRET_NAME_PARTS
+from .validation import shown_value
 
 install_log_filter()
 
@@ -88,7 +89,7 @@ def check_seconds(value: object, error: type[Exception], name: str, *, zero: boo
         return float(value)  # type: ignore[arg-type]
     low = "non-negative" if zero else "positive"
     raise error(
-        f"{name} must be a {low} number of seconds below {MAX_SECONDS:g}, got {value!r:.100}"
+        f"{name} must be a {low} number of seconds below {MAX_SECONDS:g}, got {shown_value(value)}"
     )
 
 
@@ -278,10 +279,10 @@ def check_deadline(
     if deadline_s is None:
         return None
     if isinstance(deadline_s, bool) or not isinstance(deadline_s, (int, float)):
-        raise error(f"{name} must be a positive number or None, got {deadline_s!r:.100}")
+        raise error(f"{name} must be a positive number or None, got {shown_value(deadline_s)}")
     # (compared before ``float()``: an int past float range, 10**400, raised OverflowError)
     if not 0 < deadline_s < 1e7:
-        raise error(f"{name} must be a positive number of seconds, got {deadline_s!r:.100}")
+        raise error(f"{name} must be a positive number of seconds, got {shown_value(deadline_s)}")
     return float(deadline_s)
 
 

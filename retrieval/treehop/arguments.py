@@ -36,7 +36,7 @@ from .errors import (
 from .ingest.loaders import check_text_size as ingest_size_check
 from .models import ContextType, RetrievalMode
 from .redaction import listed
-from .validation import integral
+from .validation import integral, shown_value
 
 MAX_NAME_CHARS = 255
 MAX_TARGETS = 100
@@ -307,8 +307,10 @@ def path_name(path: Path) -> str:
 
 
 def _short(value: object) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
+    """A caller's value in a choice's error, 60 characters at most: built only as far as it is
+    shown (:func:`treehop.validation.shown_value`; a whole ``repr`` of a 5M-item list took a
+    second, that of a 5,000-digit integer raised ValueError)."""
+    return shown_value(value, 60)
 
 
 def check_keywords(owner: str, given: Set[str], accepted: Sequence[str]) -> None:

@@ -117,7 +117,7 @@ from .stores.embedded import EmbeddedStore
 from .stores.guarded import guard_store
 from .tagging import IngestTagger, Tagger
 from .timestamps import TimeLike
-from .validation import as_list, check_query
+from .validation import as_list, check_query, shown_value
 
 _T = TypeVar("_T")
 
@@ -295,7 +295,7 @@ class AsyncTreehop:
             max_file_bytes=max_file_bytes,
         )
         if not isinstance(strict, bool):
-            raise InvalidQueryError(f"strict must be True or False, got {strict!r}")
+            raise InvalidQueryError(f"strict must be True or False, got {shown_value(strict)}")
         # (a folder ingest's skipped suffixes: see treehop.ingest.loaders.SKIP_SUFFIXES)
         skip_suffixes = check_skip_suffixes(skip_suffixes)
         self.user = urimod.validate_user(user)
@@ -321,7 +321,7 @@ class AsyncTreehop:
         if directory_vectors not in DIRECTORY_VECTORS:
             raise InvalidQueryError(
                 f"directory_vectors must be one of {', '.join(DIRECTORY_VECTORS)}, "
-                f"got {directory_vectors!r}"
+                f"got {shown_value(directory_vectors)}"
             )
         self.writer = TreeWriter(
             self.store,
@@ -1033,15 +1033,19 @@ class AsyncTreehop:
         )
 
     async def _target_hint(
-        self, result: FindResult, context_type: object, options: Mapping[str, Any]
+        self,
+        result: FindResult,
+        context_type: object,
+        options: Mapping[str, Any],
+        what: str = "find",
     ) -> str | None:
-        """Why ``result`` (a :meth:`find` of this client with ``options``) is empty, when its
-        target is a file or a chunk (:meth:`_hint_empty_leaf_targets`' message), else
-        ``None``: for a caller that shows it to someone who reads no log (the MCP server's
-        agent)."""
+        """Why ``result`` (a :meth:`find` of this client with ``options``; ``what`` names the
+        call the message starts with) is empty, when its target is a file or a chunk
+        (:meth:`_hint_empty_leaf_targets`' message), else ``None``: for a caller that shows
+        it to someone who reads no log (the MCP server's agent)."""
         if result.total or not as_list(options.get("target_uri")):
             return None
-        return await self._io(self._hint_after, "find", [result], context_type, options)
+        return await self._io(self._hint_after, what, [result], context_type, options)
 
     async def find_many(
         self,

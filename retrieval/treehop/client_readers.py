@@ -29,6 +29,7 @@ from .errors import ClientClosedError, InvalidQueryError, TreehopError
 from .reader_processes import ReaderPool, _cores, _direct_start
 from .stores.base import VectorStore
 from .stores.embedded import EmbeddedStore
+from .validation import shown_value
 
 __all__ = [
     "AUTO_READERS_MAX",
@@ -80,7 +81,8 @@ def check_reader_processes(reader_processes: object, path: object) -> ReaderProc
         or reader_processes < 0
     ):
         raise InvalidQueryError(
-            f"reader_processes must be an integer >= 0 or 'auto', got {reader_processes!r}"
+            "reader_processes must be an integer >= 0 or 'auto', "
+            f"got {shown_value(reader_processes)}"
         )
     if reader_processes and path is None:
         raise InvalidQueryError("reader_processes needs an index path")

@@ -420,7 +420,7 @@ def check_budget(
             ct = ContextType(k)
         except ValueError as exc:
             raise InvalidQueryError(
-                f"quotas: unknown context type {k!r} (memory, resource, skill)"
+                f"quotas: unknown context type {shown_value(k)} (memory, resource, skill)"
             ) from exc
         if isinstance(v, bool) or not isinstance(v, int) or v < 0:
             raise InvalidQueryError(

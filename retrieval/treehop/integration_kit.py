@@ -967,7 +967,9 @@ def check_index_exists(path: str | PathLike[str], what: str) -> None:
     path as Chroma's ``persist_directory`` does.
     """
     if not isinstance(path, str | PathLike):
-        raise InvalidQueryError(f"{what}: path must be a str or os.PathLike, got {path!r}")
+        raise InvalidQueryError(
+            f"{what}: path must be a str or os.PathLike, got {shown_value(path)}"
+        )
     p = Path(path)
     if (p / "CURRENT").is_file() or (p.is_dir() and any(p.glob("MANIFEST-*.json"))):
         return
@@ -1223,7 +1225,9 @@ class IndexedStore:
         if target is None:
             return [passages.base_display]
         if not isinstance(target, str) and not isinstance(target, Iterable):
-            raise InvalidQueryError(f"target_uri must be a URI or a list of URIs, got {target!r}")
+            raise InvalidQueryError(
+                f"target_uri must be a URI or a list of URIs, got {shown_value(target)}"
+            )
         items = [target] if isinstance(target, str) else list(target)
         if not items:
             raise InvalidQueryError("target_uri must not be empty")
@@ -1231,7 +1235,7 @@ class IndexedStore:
         out: list[str] = []
         for t in items:
             if not isinstance(t, str):
-                raise InvalidQueryError(f"target_uri must be strings, got {t!r}")
+                raise InvalidQueryError(f"target_uri must be strings, got {shown_value(t)}")
             if t.startswith(urimod.SCHEME):
                 uri = aclient.resolve(t)
                 if not urimod.is_within(uri, passages.base):

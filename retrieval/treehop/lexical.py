@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import json
 import math
+import numbers
 import os
 import threading
 from collections.abc import Callable, Mapping, Sequence
@@ -53,6 +54,7 @@ from .errors import IndexCorruptError, InvalidQueryError, StoreError
 from .text_tokenize import AsciiWords, ascii_form, ascii_words, index_terms, shared_words
 from .text_tokenize import tokenize as default_tokenize
 from .text_tokenize import tokenizer_id as default_tokenizer_id
+from .validation import shown_value
 
 __all__ = [
     "DENSE_WEIGHT_MAX",
@@ -177,10 +179,11 @@ class LexicalIndex:
         tokenizer: Callable[[str], list[str]] | None = None,
         tokenizer_id: str | None = None,
     ) -> None:
-        if not (math.isfinite(k1) and k1 >= 0):
-            raise InvalidQueryError(f"k1 must be a finite number >= 0, got {k1!r}")
-        if not (math.isfinite(b) and 0.0 <= b <= 1.0):
-            raise InvalidQueryError(f"b must be in [0, 1], got {b!r}")
+        # (a number first: math.isfinite on a list raised TypeError, not a TreehopError)
+        if not (isinstance(cast(object, k1), numbers.Real) and math.isfinite(k1) and k1 >= 0):
+            raise InvalidQueryError(f"k1 must be a finite number >= 0, got {shown_value(k1)}")
+        if not (isinstance(cast(object, b), numbers.Real) and math.isfinite(b) and 0.0 <= b <= 1.0):
+            raise InvalidQueryError(f"b must be in [0, 1], got {shown_value(b)}")
         if tokenizer is not None and tokenizer_id is None:
             raise InvalidQueryError("a custom tokenizer needs a tokenizer_id to persist with")
         self._k1 = float(k1)
@@ -791,7 +794,7 @@ class LexicalIndex:
             raise InvalidQueryError(f"query must be a string, got {type(query).__name__}")
         # (an integer, not a bool or a float: a slice bound; a typed error, not a TypeError)
         if not isinstance(size, (int, np.integer)) or isinstance(size, bool) or size < 0:
-            raise InvalidQueryError(f"size must be a non-negative integer, got {size!r}")
+            raise InvalidQueryError(f"size must be a non-negative integer, got {shown_value(size)}")
         size = int(size)
         tokens = self._query_tokens(query)
         with self._lock:
@@ -828,7 +831,7 @@ class LexicalIndex:
         term with the query are never returned (``bm25s`` pads with them).
         """
         if not isinstance(k, int) or isinstance(k, bool) or k < 0:
-            raise InvalidQueryError(f"k must be a non-negative integer, got {k!r}")
+            raise InvalidQueryError(f"k must be a non-negative integer, got {shown_value(k)}")
         if not isinstance(query, str):
             raise InvalidQueryError(f"query must be a string, got {type(query).__name__}")
         tokens = self._query_tokens(query)
@@ -1077,7 +1080,7 @@ Normalization = Literal["max", "minmax"]
 def validate_dense_weight(dense_weight: float) -> float:
     """Check VikingDB's ``dense_weight``: a number in [0.2, 1], 1 meaning dense only."""
     if isinstance(dense_weight, bool) or not isinstance(dense_weight, (int, float)):
-        raise InvalidQueryError(f"dense_weight must be a number, got {dense_weight!r}")
+        raise InvalidQueryError(f"dense_weight must be a number, got {shown_value(dense_weight)}")
     w = float(dense_weight)
     if not (math.isfinite(w) and DENSE_WEIGHT_MIN <= w <= DENSE_WEIGHT_MAX):
         raise InvalidQueryError(
@@ -1107,7 +1110,7 @@ def normalize_lexical(lexical: npt.ArrayLike, method: Normalization = "max") -> 
     hi = float(lex.max())
     lo = float(lex.min()) if method == "minmax" else 0.0
     if method not in ("max", "minmax"):
-        raise InvalidQueryError(f"unknown normalization {method!r}")
+        raise InvalidQueryError(f"unknown normalization {shown_value(method)}")
     if not hi > lo:
         return np.zeros_like(lex)
     return ((lex - lo) / (hi - lo)).astype(np.float32)

@@ -819,19 +819,23 @@ def build_server(client: AsyncTreehop, *, read_only: bool = False) -> MCPServer:
         tags: Tags = None,
         tags_all: TagsAll = None,
     ) -> dict[str, Any]:
-        res = await filtered(
-            client.search,
-            query,
-            session_id=session_id,
-            target_uri=target_uri,
-            limit=limit,
-            since=since,
-            until=until,
-            filter=filter,
-            tags=tags,
-            tags_all=tags_all,
-        )
-        return _result(res, text_chars)
+        options: dict[str, Any] = {
+            "target_uri": target_uri,
+            "limit": limit,
+            "since": since,
+            "until": until,
+            "filter": filter,
+            "tags": tags,
+            "tags_all": tags_all,
+        }
+        res = await filtered(client.search, query, session_id=session_id, **options)
+        out = _result(res, text_chars)
+        # (find's file-target hint; a plan of no queries, small talk, searched nothing)
+        if res.query_plan is None or res.query_plan.queries:
+            hint = await guard(lambda: client._target_hint(res, None, options, "search"))
+            if hint is not None:
+                out["hint"] = hint
+        return out
 
     @tool(
         "A ready-to-use context block for a query, within max_tokens: the best hits "
@@ -875,6 +879,22 @@ def build_server(client: AsyncTreehop, *, read_only: bool = False) -> MCPServer:
         }
         if capped:
             answer["max_tokens_capped"] = cap
+        if not out.uris and target_uri:
+            # An empty block may be a budget or a session that left every hit out; only a
+            # find that matched nothing earns find's file-target hint, so that find is run
+            # again here (on an empty block with a target only: the common answer pays
+            # nothing).
+            options = {
+                "target_uri": target_uri,
+                "limit": limit,
+                "filter": filter,
+                "tags": tags,
+                "tags_all": tags_all,
+            }
+            res = await filtered(client.find, query, **options)
+            hint = await guard(lambda: client._target_hint(res, None, options, "context"))
+            if hint is not None:
+                answer["hint"] = hint
         return answer
 
     @tool(

@@ -73,7 +73,7 @@ from .embedders.guarded import guard_embedder
 from .errors import ClientClosedError, InvalidQueryError, StoreError, TreehopError
 from .models import ContextType, FindResult
 from .uri import validate_user
-from .validation import check_query
+from .validation import check_query, shown_value
 
 if TYPE_CHECKING:
     from multiprocessing.process import BaseProcess
@@ -243,10 +243,12 @@ class ReaderPool:
         _cancel: threading.Event | None = None,
     ) -> None:
         if isinstance(processes, bool) or not isinstance(processes, int) or processes < 1:
-            raise InvalidQueryError(f"processes must be an integer >= 1, got {processes!r}")
+            raise InvalidQueryError(
+                f"processes must be an integer >= 1, got {shown_value(processes)}"
+            )
         for label, value in (("timeout_s", timeout_s), ("start_timeout_s", start_timeout_s)):
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
-                raise InvalidQueryError(f"{label} must be a number > 0, got {value!r}")
+                raise InvalidQueryError(f"{label} must be a number > 0, got {shown_value(value)}")
         if config is not None and not isinstance(config, RetrievalConfig):
             raise InvalidQueryError("config must be a RetrievalConfig")
         self.path = Path(path)

@@ -58,7 +58,7 @@ from .redaction import redact
 from .stores._filelock import aholding_key, holding_key, holding_named
 from .stores.base import RecoveryRecord
 from .uri import validate_user
-from .validation import is_blank
+from .validation import is_blank, shown_value
 
 Role = Literal["system", "user", "assistant"]
 ROLES: tuple[str, ...] = ("system", "user", "assistant")
@@ -557,7 +557,9 @@ class SessionStore:
         self, session_id: str, role: str, content: str, user: str | None = None
     ) -> tuple[SessionMessage, tuple[str, builtins.list[SessionMessage]] | None]:
         if not isinstance(role, str) or role not in ROLES:
-            raise InvalidQueryError(f"invalid role {role!r}: use one of {', '.join(ROLES)}")
+            raise InvalidQueryError(
+                f"invalid role {shown_value(role)}: use one of {', '.join(ROLES)}"
+            )
         if not isinstance(content, str):
             raise InvalidQueryError(f"content must be a string, got {type(content).__name__}")
         # (a str subclass as the string it holds: its own ``__len__`` answering 0 let a

@@ -135,9 +135,12 @@ SHOWN_VALUE_CHARS = 100
 """How much of a caller's value a check's error shows (``...`` after a cut)."""
 
 
-def shown_value(value: object) -> str:
-    """A caller's value as a check's error shows it: its repr cut at :data:`SHOWN_VALUE_CHARS`
-    characters, an integer of more than 300 bits by its size. Why (helper leftovers63b):
+def shown_value(value: object, chars: int = SHOWN_VALUE_CHARS) -> str:
+    """A caller's value as a check's error shows it: its repr cut at ``chars`` (by default
+    :data:`SHOWN_VALUE_CHARS`) characters, an integer of more than 300 bits by its size.
+    Every module's refusal of a caller's value goes through it (helper leftovers65d: the
+    lexical index, the client's constructor, the reader processes, the integration kit and
+    ``arguments._short`` wrote ``{value!r}`` whole). Why (helper leftovers63b):
     ``k="x" * 10**6`` made a megabyte message, and ``repr(10**5000)`` raises ValueError
     (Python's 4,300-digit limit) inside the f-string that was to report it.
 
@@ -147,12 +150,11 @@ def shown_value(value: object) -> str:
     if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 300:
         return f"an integer of {value.bit_length()} bits"
     try:
-        text = _bounded_repr(value, SHOWN_VALUE_CHARS + 1)
+        text = _bounded_repr(value, chars + 1)
     except Exception:  # (a caller's object whose repr raises)
         text = f"<{type(value).__name__}>"
     # (redacted: a key pasted into the wrong argument, ``k=api_key``, is echoed masked)
-    cut = SHOWN_VALUE_CHARS - 3
-    return redact(text if len(text) <= SHOWN_VALUE_CHARS else f"{text[:cut]}...")
+    return redact(text if len(text) <= chars else f"{text[: chars - 3]}...")
 
 
 _BRACKETS: dict[type, tuple[str, str, str]] = {

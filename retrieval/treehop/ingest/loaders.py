@@ -92,7 +92,9 @@ only where the walk also holds HTML pages (a built site); in a tree without HTML
 JavaScript project) they are read as code. A file given by itself is always read, and
 ``Treehop(skip_suffixes=...)`` (``treehop index --skip-suffixes``) sets the list (``()``:
 read every text file). In a walk holding HTML pages, a Sphinx build's ``_sources/*.txt``
-(each page's source again) is skipped too. Skipped files are named in
+(each page's source again) is skipped too, as are its generated pages and ``viewcode``'s
+``_modules/`` source pages beside its ``searchindex.js``, and MkDocs'
+``search/search_index.json`` beside its ``sitemap.xml.gz``. Skipped files are named in
 ``AddResult.skipped_other``."""
 SITE_ONLY_SUFFIXES = frozenset({".js", ".mjs"})
 """The members of a skip list that are skipped only in a walk holding HTML pages."""
@@ -167,6 +169,39 @@ def _sphinx_generated(rel: str, marked: set[str]) -> bool:
     return folder in marked and _SPHINX_GENERATED.fullmatch(name.lower()) is not None
 
 
+_SPHINX_MODULES = "_modules/"
+"""Where Sphinx's ``viewcode`` writes each module's highlighted source as a page (beside
+``searchindex.js``). Why skipped (helper leftovers65d): it is the package's code again, its
+docstrings the API pages' text again (every answer twice, as with ``_sources/``), and one
+span per token of markup; the code itself is read from the project, not its build."""
+_MKDOCS_INDEX = "search/search_index.json"
+"""MkDocs' search index: every page's text once more, as one JSON document."""
+_MKDOCS_MARK = "sitemap.xml.gz"
+"""The file every MkDocs build writes at its site's top (beside ``search/``): the marker
+that tells MkDocs' ``search/search_index.json`` from a user's own file of that name."""
+
+
+def _in_generated_tree(rel: str, marked: set[str], part: str) -> bool:
+    """Whether ``rel`` lies at ``<folder>/<part>...`` for a ``folder`` of ``marked``."""
+    if rel.startswith(part):
+        return "" in marked
+    at = rel.find(f"/{part}")
+    while at >= 0:
+        if rel[:at] in marked:
+            return True
+        at = rel.find(f"/{part}", at + 1)
+    return False
+
+
+def _is_mkdocs_index(rel: str, marked: set[str]) -> bool:
+    """Whether ``rel`` is ``<folder>/search/search_index.json`` for a ``folder`` of ``marked``
+    (those holding MkDocs' ``sitemap.xml.gz``)."""
+    if not rel.lower().endswith(_MKDOCS_INDEX):
+        return False
+    head = rel[: -len(_MKDOCS_INDEX)]
+    return (head == "" or head.endswith("/")) and head[:-1] in marked
+
+
 def _sphinx_folders(rels: list[str]) -> set[str]:
     """The folders of a walk that hold ``searchindex.js`` (``""``: the top)."""
     return {r.rpartition("/")[0] for r in rels if r.rpartition("/")[2].lower() == _SPHINX_MARK}
@@ -180,6 +215,11 @@ def skipped_for_suffix(rel: str, skip: frozenset[str]) -> bool:
     if not skip:
         return False
     if ext in skip or (ext == ".txt" and _is_sphinx_copy(rel)):
+        return True
+    low = rel.lower()
+    if low == _MKDOCS_INDEX or low.endswith(f"/{_MKDOCS_INDEX}"):
+        return True
+    if ext == ".html" and (low.startswith(_SPHINX_MODULES) or f"/{_SPHINX_MODULES}" in low):
         return True
     return _SPHINX_GENERATED.fullmatch(rel.rpartition("/")[2].lower()) is not None
 
@@ -200,7 +240,14 @@ def drop_skipped_suffixes(
     drop = skip if site else skip - SITE_ONLY_SUFFIXES
     copies = site and _SPHINX_SOURCES in names
     marked = _sphinx_folders(rels) if site and f"{_SPHINX_MARK}\n" in names else set()
-    if not copies and not marked and not any(f"{x}\n" in names for x in drop):
+    modules = bool(marked) and _SPHINX_MODULES in names
+    # (MkDocs: the folders holding its sitemap.xml.gz; its search index lies under them)
+    mkdocs = (
+        {r.rpartition("/")[0] for r in rels if r.rpartition("/")[2].lower() == _MKDOCS_MARK}
+        if site and f"{_MKDOCS_INDEX}\n" in names and f"{_MKDOCS_MARK}\n" in names
+        else set()
+    )
+    if not copies and not marked and not mkdocs and not any(f"{x}\n" in names for x in drop):
         return None
     suffixes = [os.path.splitext(r)[1].lower() for r in rels]
     keep = np.fromiter(
@@ -208,6 +255,8 @@ def drop_skipped_suffixes(
             x not in drop
             and not (copies and x == ".txt" and _is_sphinx_copy(r))
             and not (marked and x == ".html" and _sphinx_generated(r, marked))
+            and not (modules and x == ".html" and _in_generated_tree(r, marked, _SPHINX_MODULES))
+            and not (mkdocs and x == ".json" and _is_mkdocs_index(r, mkdocs))
             for r, x in zip(rels, suffixes, strict=True)
         ),
         dtype=np.bool_,

@@ -60,7 +60,7 @@ from ..models import Level, Node
 from ..redaction import LISTED_NAMES
 from ..stores.embedded import EmbeddedStore
 from ..tagging import ingest as tagger_keys
-from ..validation import check_strings, is_blank
+from ..validation import check_strings, is_blank, shown_value
 from .loaders import check_text_size
 from .tree_builder import finalize, segment, summarize
 from .writer import EMBED_BATCH, AddCall, ProgressCallback, to_thread_to_the_end
@@ -414,7 +414,7 @@ def plan_records(
     # (``x in set`` hashes x: a list here raised TypeError, not a refusal)
     if not isinstance(on_duplicate, str) or on_duplicate not in {"chunks", "error", "number"}:
         raise InvalidQueryError(
-            f"on_duplicate must be 'chunks', 'error' or 'number', got {on_duplicate!r:.100}"
+            f"on_duplicate must be 'chunks', 'error' or 'number', got {shown_value(on_duplicate)}"
         )
     for key_name, key in (("uri_key", uri_key), ("path_key", path_key), ("tags_key", tags_key)):
         if key is not None and not isinstance(key, str):
@@ -654,7 +654,7 @@ def _check_batch_size(batch_size: object) -> None:
         isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1
     ):
         raise InvalidQueryError(
-            f"batch_size must be a positive integer or None, got {batch_size!r:.100}"
+            f"batch_size must be a positive integer or None, got {shown_value(batch_size)}"
         )
 
 

@@ -30,6 +30,7 @@ import numpy.typing as npt
 
 from .._http import truncate
 from ..errors import RerankError
+from ..validation import shown_value
 from .base import BaseReranker
 
 Backend = Literal["auto", "onnx", "sentence-transformers"]
@@ -95,14 +96,14 @@ class CrossEncoderReranker(BaseReranker):
         if not self.model_dir.is_dir():
             raise RerankError(f"cross-encoder model directory not found: {self.model_dir}")
         if backend not in ("auto", "onnx", "sentence-transformers"):
-            raise RerankError(f"unknown cross-encoder backend {backend!r}")
+            raise RerankError(f"unknown cross-encoder backend {shown_value(backend)}")
         if activation not in ("auto", "sigmoid", "none"):
-            raise RerankError(f"unknown activation {activation!r}")
+            raise RerankError(f"unknown activation {shown_value(activation)}")
         for label, value in (("max_length", max_length), ("batch_size", batch_size)):
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise RerankError(f"{label} must be a positive integer, got {value!r}")
+                raise RerankError(f"{label} must be a positive integer, got {shown_value(value)}")
         if max_chars < 1:
-            raise RerankError(f"max_chars must be positive, got {max_chars!r}")
+            raise RerankError(f"max_chars must be positive, got {shown_value(max_chars)}")
         self.batch_size = batch_size
         self.activation: Activation = activation
         self.max_chars = max_chars

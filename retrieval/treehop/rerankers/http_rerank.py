@@ -48,6 +48,7 @@ from .._http import (
 from ..errors import RerankError
 from ..redaction import redact, redact_url
 from ..secrets import resolve_secret
+from ..validation import shown_value
 from .base import BaseReranker
 
 Flavor = Literal["cohere", "tei"]
@@ -87,7 +88,7 @@ def check_positive(name: str, value: int | float | None, *, allow_none: bool = F
         or not isinstance(value, (int, float))
         or not value > 0
     ):
-        raise RerankError(f"{name} must be a positive number, got {value!r}")
+        raise RerankError(f"{name} must be a positive number, got {shown_value(value)}")
 
 
 def split_batches(n: int, max_batch: int | None) -> list[tuple[int, int]]:
@@ -215,7 +216,9 @@ class HTTPReranker(BaseReranker):
         async_client: httpx.AsyncClient | None = None,
     ) -> None:
         if flavor not in ("cohere", "tei"):
-            raise RerankError(f"unknown rerank flavor {flavor!r}; expected 'cohere' or 'tei'")
+            raise RerankError(
+                f"unknown rerank flavor {shown_value(flavor)}; expected 'cohere' or 'tei'"
+            )
         if not base_url or not base_url.startswith(("http://", "https://")):
             raise RerankError(
                 f"base_url must start with http:// or https://, got {redact_url(base_url)!r}"

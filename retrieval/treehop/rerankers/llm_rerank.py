@@ -26,6 +26,7 @@ from .._plugins import describe, is_signal
 from ..errors import RerankError
 from ..llm.base import LLM, ChatMessage
 from ..redaction import redact
+from ..validation import shown_value
 from .base import BaseReranker
 
 MAX_GRADE = 10.0
@@ -187,7 +188,7 @@ class LLMReranker(BaseReranker):
             ("concurrency", concurrency),
         ):
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise RerankError(f"{label} must be a positive integer, got {value!r}")
+                raise RerankError(f"{label} must be a positive integer, got {shown_value(value)}")
         self.llm = llm
         self.batch_size = batch_size
         self.max_chars = max_chars

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import IndexLockedError, StoreError
+from ..validation import shown_value
 
 if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
     import msvcrt
@@ -321,7 +322,7 @@ def lock_timeout_of(value: Any) -> float:
             f"that float() refuses ({type(exc).__name__})"
         ) from None
     if not (math.isfinite(seconds) and seconds >= 0.0):
-        raise StoreError(f"lock_timeout must be finite and 0 or more, got {value!r:.40}")
+        raise StoreError(f"lock_timeout must be finite and 0 or more, got {shown_value(value, 40)}")
     return seconds
 
 

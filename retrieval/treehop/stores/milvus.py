@@ -77,6 +77,7 @@ from ..models import Node
 from ..redaction import redact, redact_url
 from ..secrets import resolve_secret
 from ..uri import is_within, uri_prefixes, within_any
+from ..validation import shown_value
 from ._state_blobs import (
     BlobHead,
     check_state_key,
@@ -298,9 +299,11 @@ class MilvusStore:
                 "starting with a letter or '_' (at most 200 characters)"
             )
         if hybrid_fusion not in ("treehop", "milvus"):
-            raise StoreError(f"hybrid_fusion must be 'treehop' or 'milvus', got {hybrid_fusion!r}")
+            raise StoreError(
+                f"hybrid_fusion must be 'treehop' or 'milvus', got {shown_value(hybrid_fusion)}"
+            )
         if dimension is not None and (not isinstance(dimension, int) or dimension < 2):
-            raise StoreError(f"dimension must be an integer >= 2, got {dimension!r}")
+            raise StoreError(f"dimension must be an integer >= 2, got {shown_value(dimension)}")
         self.collection = collection
         self.state_collection = f"{collection}_state"
         self.uri = uri
@@ -313,7 +316,9 @@ class MilvusStore:
         if timeout is not None and (
             isinstance(timeout, bool) or not isinstance(timeout, int | float) or not timeout > 0
         ):
-            raise StoreError(f"timeout must be a positive number of seconds, got {timeout!r}")
+            raise StoreError(
+                f"timeout must be a positive number of seconds, got {shown_value(timeout)}"
+            )
         self._timeout = timeout
         self._consistency = consistency_level
         self._index_type = index_type

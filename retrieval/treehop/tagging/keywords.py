@@ -59,6 +59,7 @@ from numpy.typing import NDArray
 from .. import tags as _tags
 from ..errors import IndexCorruptError, InvalidTagError, TreehopError
 from ..text_tokenize import offer_cut, wants_cut
+from ..validation import shown_value
 
 __all__ = [
     "EN_STOPWORDS",
@@ -1284,9 +1285,9 @@ class KeywordTagger:
         _check_int("window", window, 2)
         _check_int("max_dir_tags", max_dir_tags, 0)
         if not isinstance(max_df_ratio, int | float) or not 0.0 < max_df_ratio <= 1.0:
-            raise TaggerError(f"max_df_ratio must be in (0, 1], got {max_df_ratio!r}")
+            raise TaggerError(f"max_df_ratio must be in (0, 1], got {shown_value(max_df_ratio)}")
         if not isinstance(min_score, int | float) or not 0.0 <= min_score <= 1.0:
-            raise TaggerError(f"min_score must be in [0, 1], got {min_score!r}")
+            raise TaggerError(f"min_score must be in [0, 1], got {shown_value(min_score)}")
         self.method: Method = checked_method
         self.max_tags = max_tags
         self.min_df = min_df
@@ -2256,7 +2257,7 @@ def _parsed_tag(tag: str) -> str:
 
 def _check_int(name: str, value: object, minimum: int) -> None:
     if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise TaggerError(f"{name} must be an integer >= {minimum}, got {value!r}")
+        raise TaggerError(f"{name} must be an integer >= {minimum}, got {shown_value(value)}")
 
 
 # --------------------------------------------------------------------------------------------
@@ -2285,5 +2286,5 @@ def propagate(directory_tags: Iterable[str], child_tags: Iterable[str]) -> list[
 
 def _as_method(value: object) -> Method:
     if not isinstance(value, str) or value not in METHODS:
-        raise TaggerError(f"unknown method {value!r}; expected one of {METHODS}")
+        raise TaggerError(f"unknown method {shown_value(value)}; expected one of {METHODS}")
     return cast(Method, value)

@@ -37,6 +37,7 @@ from ..errors import InvalidTagError, TreehopError
 from ..llm.base import LLM, ChatMessage
 from ..models import Node
 from ..stores.base import VectorStore
+from ..validation import shown_value
 from .base import NodeTags, Tagger
 from .ingest import IngestTagger
 
@@ -122,11 +123,13 @@ class LLMTagger:
             ("max_chars", max_chars, 50),
         ):
             if isinstance(value, bool) or not isinstance(value, int) or value < low:
-                raise InvalidTagError(f"{name} must be an integer >= {low}, got {value!r}")
+                raise InvalidTagError(
+                    f"{name} must be an integer >= {low}, got {shown_value(value)}"
+                )
         if isinstance(deadline_s, bool) or not isinstance(deadline_s, int | float):
-            raise InvalidTagError(f"deadline_s must be a number, got {deadline_s!r}")
+            raise InvalidTagError(f"deadline_s must be a number, got {shown_value(deadline_s)}")
         if not deadline_s > 0:
-            raise InvalidTagError(f"deadline_s must be > 0, got {deadline_s!r}")
+            raise InvalidTagError(f"deadline_s must be > 0, got {shown_value(deadline_s)}")
         self.llm = llm
         self.base: Tagger = base if base is not None else IngestTagger()
         self.max_tags = max_tags

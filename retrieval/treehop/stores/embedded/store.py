@@ -29,6 +29,7 @@ from ...errors import (
 )
 from ...lexical import LexicalIndex
 from ...models import Node
+from ...validation import shown_value
 from .. import _ann
 from .._ann import AnnIndex, WarmOrphans
 from .._filelock import WriterLock, another_write_holds, lock_timeout_of
@@ -135,10 +136,14 @@ class EmbeddedStore(_SearchPaths, _Writes, _AnnWorker, _LexicalSync, _Generation
         does not reopen (and warn) again while ``CURRENT`` still names it."""
         self.lock_timeout = lock_timeout_of(lock_timeout)
         if verify not in (True, False, "background", "auto"):
-            raise StoreError(f"verify must be True, False, 'background' or 'auto', got {verify!r}")
+            raise StoreError(
+                f"verify must be True, False, 'background' or 'auto', got {shown_value(verify)}"
+            )
         self.verify = verify
         if vector_reads not in ("auto", "map", "read"):
-            raise StoreError(f"vector_reads must be 'auto', 'map' or 'read', got {vector_reads!r}")
+            raise StoreError(
+                f"vector_reads must be 'auto', 'map' or 'read', got {shown_value(vector_reads)}"
+            )
         self.vector_reads = vector_reads
         self._verify: bool | Literal["background"] = True if verify == "auto" else verify
         """What the last open did (``verify="auto"`` resolved by the index's size)."""
