@@ -402,6 +402,66 @@ def test_an_embedder_failing_before_any_upsert_adds_nothing(tmp_path: Path) -> N
     assert not hasattr(ei.value, "written") and not getattr(ei.value, "__notes__", None)
 
 
+def _store_rolling_back(answer: str) -> Any:
+    """The docs' ``FolderStore`` with a ``discard_unsaved`` that drops what the write upserted
+    since the last save (``"drops"``), raises (``"raises"``) or answers that it dropped
+    nothing (``"nothing"``)."""
+
+    class Store(_recipe_store()):  # type: ignore[misc]
+        def __init__(self) -> None:
+            super().__init__()
+            self.committed: set[str] = set()
+
+        def save(self) -> None:
+            self.committed = set(self._nodes)
+
+        def discard_unsaved(self) -> bool:
+            if answer == "raises":
+                raise RuntimeError("cannot roll back")
+            if answer == "nothing":
+                return False
+            for uri in set(self._nodes) - self.committed:
+                del self._nodes[uri]
+            return True
+
+    return Store()
+
+
+def _embedder_fails_in_a_folder_write(tmp_path: Path, answer: str) -> tuple[Any, Any, set[str]]:
+    store = _store_rolling_back(answer)
+    emb = _FailingEmbedder()
+    th, before = _client(store, emb)
+    emb.fail_after = 3  # (the folder's leaves and node embedded and written; then its parent)
+    with pytest.raises(EmbeddingError) as ei:
+        th.add_resource(_folder(tmp_path), target_uri="viking://resources/d")
+    return ei.value, store, before
+
+
+def test_a_rollback_that_drops_the_write_leaves_nothing_to_say(tmp_path: Path) -> None:
+    """Control (the lead's merge of attacks76 and this helper): ``discard_unsaved`` dropped
+    the six nodes (the writer's save after it ends the journal): nothing kept, nothing said."""
+    err, store, before = _embedder_fails_in_a_folder_write(tmp_path, "drops")
+    assert set(store._nodes) == before
+    assert not hasattr(err, "written") and not getattr(err, "__notes__", None)
+
+
+@pytest.mark.parametrize("answer", ["raises", "nothing"])
+def test_a_rollback_that_fails_or_drops_nothing_says_kept(tmp_path: Path, answer: str) -> None:
+    """attacks76 corrected a store's own ``PartialWriteError`` when its rollback failed;
+    an embedder's failure's note follows what the rollback did in the same way."""
+    err, store, before = _embedder_fails_in_a_folder_write(tmp_path, answer)
+    kept = set(store._nodes) - before
+    assert len(kept) == 6 and set(err.written) == kept
+    assert err.discarded is False
+    (note,) = err.__notes__
+    assert "dropped through" not in note
+    assert note.endswith(
+        "kept by the store (its discard_unsaved failed or dropped nothing): "
+        "check or remove them, or add the same input again"
+    )
+    assert len(note) <= 500
+
+
 # ------------------------------------------------ 3. isinstance of a guarded store
 
 
