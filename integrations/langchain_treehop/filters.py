@@ -18,6 +18,13 @@ Anything else (an unknown operator, a list where a scalar belongs) is an
 :class:`~treehop.errors.InvalidFilterError`, and so is a field no stored node has
 (:func:`check_filter_fields`): a filter that silently matches nothing is the bug the user is
 looking for.
+
+Every refusal shows the caller's key and operator through
+:func:`~treehop.integration_kit.shown_name` and a value through
+:func:`~treehop.validation.shown_value`: cut, escaped and redacted. Why (helper
+leftovers65e): ``{key!r:.100}`` echoed a registered secret given as a field name or a value
+whole (attacks77 redacted the ``None`` refusal only), and built the whole repr of a
+million-item value before cutting it.
 """
 
 from __future__ import annotations
@@ -27,7 +34,8 @@ from typing import Any
 
 from treehop.errors import InvalidFilterError
 from treehop.filters import MAX_FILTER_DEPTH, MetadataFilter
-from treehop.redaction import redact
+from treehop.integration_kit import shown_name
+from treehop.validation import shown_value
 
 _RANGE = {"$gt": "gt", "$gte": "gte", "$lt": "lt", "$lte": "lte"}
 
@@ -48,7 +56,7 @@ def _no_none(key: str, op: str) -> InvalidFilterError:
         "$nin": "; beside other values, leave None out of the list and join the two under $and",
     }.get(op, "")
     # (the key redacted: a registered key pasted as a field name was echoed whole; attacks77)
-    shown = redact(f"{key!r:.100}")
+    shown = shown_name(key)
     return InvalidFilterError(
         f"filter {shown} {op}: None is not a value a filter compares (a key stored as "
         f"null counts as absent): {{{shown}: {{'$exists': {keep}}}}} keeps the documents "
@@ -58,7 +66,9 @@ def _no_none(key: str, op: str) -> InvalidFilterError:
 
 def _scalar(key: str, op: str, value: Any) -> Any:
     if isinstance(value, list | tuple | dict | set):
-        raise InvalidFilterError(f"filter {key!r:.100} {op}: expects one value, got {value!r:.100}")
+        raise InvalidFilterError(
+            f"filter {shown_name(key)} {op}: expects one value, got {shown_value(value)}"
+        )
     if value is None:
         raise _no_none(key, op)
     return value
@@ -67,7 +77,7 @@ def _scalar(key: str, op: str, value: Any) -> Any:
 def _values(key: str, op: str, value: Any) -> list[Any]:
     if not isinstance(value, list | tuple) or not value:
         raise InvalidFilterError(
-            f"filter {key!r:.100} {op}: expects a non-empty list, got {value!r:.100}"
+            f"filter {shown_name(key)} {op}: expects a non-empty list, got {shown_value(value)}"
         )
     if any(v is None for v in value):
         raise _no_none(key, op)
@@ -91,7 +101,8 @@ def _field(key: str, cond: Any) -> dict[str, Any]:
         elif op == "$exists":
             if not isinstance(value, bool):
                 raise InvalidFilterError(
-                    f"filter {key!r:.100} $exists: expects true or false, got {value!r:.100}"
+                    f"filter {shown_name(key)} $exists: expects true or false, "
+                    f"got {shown_value(value)}"
                 )
             parts.append({"op": "not_empty" if value else "empty", "field": key})
         elif op == "$between":
@@ -100,25 +111,26 @@ def _field(key: str, cond: Any) -> dict[str, Any]:
                 isinstance(v, bool) or not isinstance(v, int | float) for v in low_high
             ):
                 raise InvalidFilterError(
-                    f"filter {key!r:.100} $between: expects [low, high] numbers, got {value!r:.100}"
+                    f"filter {shown_name(key)} $between: expects [low, high] numbers, "
+                    f"got {shown_value(value)}"
                 )
             parts.append({"op": "range", "field": key, "gte": low_high[0], "lte": low_high[1]})
         elif op in _RANGE:
             if isinstance(value, bool) or not isinstance(value, int | float):
                 raise InvalidFilterError(
-                    f"filter {key!r:.100} {op}: treehop compares ranges on numbers, "
-                    f"got {value!r:.100}"
+                    f"filter {shown_name(key)} {op}: treehop compares ranges on numbers, "
+                    f"got {shown_value(value)}"
                 )
             ranges[_RANGE[op]] = value
         else:
             raise InvalidFilterError(
-                f"filter {key!r:.100}: unknown operator {op!r:.100} (supported: $eq, $ne, $gt, "
-                "$gte, $lt, $lte, $in, $nin, $exists, $between)"
+                f"filter {shown_name(key)}: unknown operator {shown_name(op)} (supported: $eq, "
+                "$ne, $gt, $gte, $lt, $lte, $in, $nin, $exists, $between)"
             )
     if ranges:
         parts.append({"op": "range", "field": key, **ranges})
     if not parts:
-        raise InvalidFilterError(f"filter {key!r:.100}: an empty condition")
+        raise InvalidFilterError(f"filter {shown_name(key)}: an empty condition")
     return parts[0] if len(parts) == 1 else {"op": "and", "conds": parts}
 
 
@@ -135,11 +147,13 @@ def _mongo(spec: Mapping[str, Any], depth: int = 0) -> dict[str, Any]:
             subs = []
             for c in cond:
                 if not isinstance(c, Mapping):
-                    raise InvalidFilterError(f"filter {key}: expects filters, got {c!r:.100}")
+                    raise InvalidFilterError(f"filter {key}: expects filters, got {shown_value(c)}")
                 subs.append(_mongo(c, depth + 1))
             parts.append(subs[0] if len(subs) == 1 else {"op": key[1:], "conds": subs})
         elif isinstance(key, str) and key.startswith("$"):
-            raise InvalidFilterError(f"filter: unknown operator {key!r:.100} (use $and or $or)")
+            raise InvalidFilterError(
+                f"filter: unknown operator {shown_name(key)} (use $and or $or)"
+            )
         else:
             parts.append(_field(str(key), cond))
     if not parts:

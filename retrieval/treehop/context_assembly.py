@@ -48,6 +48,7 @@ from ._plugins import call
 from .errors import EmbeddingError, IndexCorruptError, InvalidQueryError
 from .memory_context import TURN_KIND, day_prefix
 from .models import ChunkContext, ContextType, FindResult, FoundBy, MatchedContext
+from .redaction import redact
 from .text_tokenize import tokenize
 from .timestamps import TIMESTAMP_FIELD, shown_iso
 from .tree_scoring import order_key
@@ -186,6 +187,10 @@ def _splits_at_whitespace(tok: Any) -> bool:
     return pre in _ADDITIVE_PRE_TOKENIZERS and norm in _ADDITIVE_NORMALIZERS
 
 
+_ENCODING_CHARS = 100
+"""The longest tiktoken encoding name taken (theirs are about a dozen characters)."""
+
+
 class TiktokenCounter:
     """OpenAI's BPE through ``tiktoken`` (``cl100k_base`` by default).
 
@@ -195,14 +200,29 @@ class TiktokenCounter:
     """
 
     def __init__(self, encoding: str = "cl100k_base") -> None:
+        # Why the name is checked and every message bounded and redacted (helper
+        # leftovers65e): ``{encoding!r}`` wrote a caller's value whole, and tiktoken's own
+        # "Unknown encoding <name>" quoted it a second time (a pasted key included, through
+        # the chained exception too); a list reached tiktoken's dict lookup as a raw
+        # ``TypeError`` text. tiktoken's names are short identifiers (``o200k_base``).
+        if not isinstance(encoding, str) or not 0 < len(encoding) <= _ENCODING_CHARS:
+            raise EmbeddingError(
+                "TiktokenCounter's encoding must be a name such as 'cl100k_base', "
+                f"got {shown_value(encoding)}"
+            )
         try:
             import tiktoken
         except ImportError as exc:
             raise EmbeddingError("TiktokenCounter needs the 'tiktoken' package") from exc
+        detail: str | None = None
         try:
             self._enc = tiktoken.get_encoding(encoding)
         except Exception as exc:  # network, unknown name, corrupt cache
-            raise EmbeddingError(f"cannot load tiktoken encoding {encoding!r}: {exc}") from exc
+            detail = redact(f"{type(exc).__name__}: {str(exc)[:300]}")
+        if detail is not None:
+            # (raised outside the ``except``: tiktoken's error, which quotes the name whole,
+            # is then neither the cause nor the context a traceback or a log prints)
+            raise EmbeddingError(f"cannot load tiktoken encoding {shown_value(encoding)}: {detail}")
         self._name = f"tiktoken:{encoding}"
 
     @property

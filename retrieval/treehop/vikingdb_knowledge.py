@@ -71,7 +71,7 @@ from typing import Any, Final, Literal, Unpack
 from pydantic import ConfigDict, Field, SecretStr, model_validator
 
 from . import uri as urimod
-from ._http import DeadlineExceeded, RetryPolicy, call_with_deadline, check_deadline
+from ._http import MAX_SECONDS, DeadlineExceeded, RetryPolicy, call_with_deadline, check_deadline
 from .arguments import check_bool, check_context_type, check_mode, check_target_uris
 from .config_model import ConfigModel
 from .errors import (
@@ -98,6 +98,7 @@ from .stores.vikingdb import (
     call_with_retries,
     cap_sdk_session,
     check_endpoint,
+    check_number,
     load_sdk,
     make_error,
     resolve_keys,
@@ -317,8 +318,8 @@ class VikingDBKnowledgeSource:
     ) -> None:
         if not collection_name and not resource_id:
             raise StoreError("VikingDBKnowledgeSource needs collection_name= or resource_id=")
-        if timeout_s < 1:
-            raise StoreError(f"timeout_s must be >= 1, got {timeout_s!r}")
+        # (typed and bounded: a list was a raw TypeError, inf a raw OverflowError in int())
+        check_number("timeout_s", timeout_s, 1, MAX_SECONDS, whole=True)
         self.collection_name = collection_name
         self.project_name = project_name
         self.resource_id = resource_id

@@ -77,6 +77,7 @@ from pydantic import SecretStr
 from .. import tags as tagmod
 from .._http import (
     MAX_RESPONSE_BYTES,
+    MAX_SECONDS,
     DeadlineExceeded,
     ResponseTooLarge,
     RetryPolicy,
@@ -92,6 +93,7 @@ from ..redaction import redact
 from ..secrets import resolve_secret
 from ..text_tokenize import tokenize
 from ..uri import is_within, uri_prefixes, within_any
+from ..validation import shown_value
 from ._state_blobs import (
     BlobHead,
     DamagedHead,
@@ -158,6 +160,38 @@ _SPARSE_MAX_TERM_CHARS: Final = 64
 # ------------------------------------------------------------------------------------------
 # Errors
 # ------------------------------------------------------------------------------------------
+def check_number(
+    name: str,
+    value: object,
+    low: float,
+    high: float | None = None,
+    *,
+    whole: bool = False,
+    integer: bool = False,
+) -> None:
+    """A constructor's number (a window, a timeout, a size) in ``[low, high]``, else a
+    :class:`StoreError` showing it bounded (:func:`~treehop.validation.shown_value`).
+
+    Why (helper leftovers65e): ``not value >= 0`` and ``timeout_s < 1`` ran on whatever was
+    passed, so a list or a string raised Python's raw ``TypeError`` (not a ``TreehopError``),
+    and ``timeout_s=float("inf")`` / NaN passed the comparison and failed in ``int()`` with a
+    raw ``OverflowError`` / ``ValueError``. ``whole``: finite and below ``int``'s float limit
+    (the SDK takes whole seconds; ``2.5`` is still taken as 2, as before); ``integer``: an
+    ``int`` only (a count or a size). An ``int`` past float range (``10**400``) is refused
+    before ``float()`` overflows on it."""
+    number = isinstance(value, int | float) and not isinstance(value, bool)
+    ok = number and not (integer and not isinstance(value, int))
+    if ok and isinstance(value, int) and value.bit_length() > 1023:
+        ok = False
+    if ok:
+        v = float(value)  # type: ignore[arg-type]
+        ok = v >= low and (high is None or v <= high) and not (whole and not math.isfinite(v))
+    if not ok:
+        kind = "an integer" if integer else "a number"
+        within = f"in {low:g}..{high:g}" if high is not None else f">= {low:g}"
+        raise StoreError(f"{name} must be {kind} {within}, got {shown_value(value)}")
+
+
 class VikingDBError(StoreError):
     """A VikingDB call failed. ``code`` / ``http_status`` / ``request_id`` are the service's."""
 
@@ -768,18 +802,11 @@ class VikingDBStore:
             ("consistency_window_s", consistency_window_s),
             ("filter_cache_ttl_s", filter_cache_ttl_s),
         ):
-            if not value >= 0:
-                raise StoreError(f"{name} must be >= 0, got {value!r}")
-        if (
-            timeout_s < 1
-            or max_list_items < 1
-            or max_row_bytes < 1024
-            or not 1 <= scan_page <= 5000
-        ):
-            raise StoreError(
-                "timeout_s >= 1, max_list_items >= 1, max_row_bytes >= 1024 and "
-                "scan_page in 1..5000 are required"
-            )
+            check_number(name, value, 0)
+        check_number("timeout_s", timeout_s, 1, MAX_SECONDS, whole=True)
+        check_number("max_list_items", max_list_items, 1, whole=True, integer=True)
+        check_number("max_row_bytes", max_row_bytes, 1024, whole=True, integer=True)
+        check_number("scan_page", scan_page, 1, 5000, whole=True, integer=True)
         self._md_fields = _check_metadata_fields(metadata_fields)
         if len(self._md_fields) > max_list_items:
             raise StoreError(f"at most {max_list_items} metadata fields can be declared")

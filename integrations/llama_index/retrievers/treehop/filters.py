@@ -32,7 +32,9 @@ from treehop import tags as tagmod
 from treehop.errors import InvalidFilterError
 from treehop.filters import MAX_FILTER_DEPTH
 from treehop.filters import MetadataFilter as TreehopMetadataFilter
+from treehop.integration_kit import shown_name
 from treehop.models import ContextType
+from treehop.validation import shown_value
 
 from .nodes import PROVENANCE
 
@@ -78,12 +80,24 @@ class TreehopFilterArgs:
 def _describe(f: MetadataFilter | MetadataFilters) -> str:
     """A filter for an error message, bounded: the key and value at most 100 characters
     each, at most 10 filters of a group (a value of a million numbers was quoted whole, a
-    7.9 MB ``InvalidFilterError``)."""
+    7.9 MB ``InvalidFilterError``).
+
+    The key and the value are redacted and the value's repr is built only as far as it is
+    shown (:func:`~treehop.validation.shown_value`). Why (helper leftovers65e): a
+    registered secret given as a key or a value was quoted whole, and ``{value!r:.100}``
+    built the whole repr of a million-item value before cutting it."""
     if isinstance(f, MetadataFilters):
         inner = ", ".join(_describe(x) for x in f.filters[:10])
         more = ", ..." if len(f.filters) > 10 else ""
         return f"{(f.condition or FilterCondition.AND).value.upper()}({inner}{more})"
-    return f"{f.key:.100} {f.operator.value} {f.value!r:.100}"
+    return f"{_key(f.key)} {f.operator.value} {shown_value(f.value)}"
+
+
+def _key(key: object) -> str:
+    """A filter's key as :func:`_describe` writes it: unquoted (as before), cut at 100
+    characters, escaped and redacted (:func:`~treehop.integration_kit.shown_name`'s form
+    without its quotes)."""
+    return shown_name(key, 100)[1:-1]
 
 
 def _as_list(f: MetadataFilter) -> list[Any]:
@@ -138,7 +152,8 @@ def _no_none(f: MetadataFilter) -> InvalidFilterError:
     treehop's "empty" also counts ``""`` and ``[]``, a looser filter than the one written
     (the LangChain package refuses ``None`` so too)."""
     with_value = _NONE_KEEPS[f.operator]
-    empty = f"MetadataFilter(key={f.key!r:.100}, value=None, operator=FilterOperator.IS_EMPTY)"
+    key = shown_name(f.key, 100)
+    empty = f"MetadataFilter(key={key}, value=None, operator=FilterOperator.IS_EMPTY)"
     suggestion = (
         f"MetadataFilters(filters=[{empty}], condition=FilterCondition.NOT)"
         if with_value
@@ -147,7 +162,7 @@ def _no_none(f: MetadataFilter) -> InvalidFilterError:
     return InvalidFilterError(
         f"filter {_describe(f)!r}: None is not a value a filter compares (a key stored as "
         f"null counts as absent, as do '' and []): {suggestion} keeps the nodes "
-        f"{'with' if with_value else 'without'} a value for {f.key!r:.100}"
+        f"{'with' if with_value else 'without'} a value for {key}"
     )
 
 
@@ -274,7 +289,9 @@ def _tag_labels(f: MetadataFilter) -> list[str]:
     items = _as_list(f)
     for v in items:
         if not isinstance(v, str):
-            raise InvalidFilterError(f"filter {_describe(f)!r}: tags are strings, got {v!r:.100}")
+            raise InvalidFilterError(
+                f"filter {_describe(f)!r}: tags are strings, got {shown_value(v)}"
+            )
     return [str(v) for v in items]
 
 
@@ -309,7 +326,7 @@ def _context_types(f: MetadataFilter) -> list[ContextType]:
         ct = CONTEXT_ALIASES.get(str(v).strip().casefold())
         if ct is None:
             raise InvalidFilterError(
-                f"filter {_describe(f)!r}: unknown context type {v!r:.100} "
+                f"filter {_describe(f)!r}: unknown context type {shown_value(v)} "
                 "(use resource, memory or skill)"
             )
         if ct not in out:
