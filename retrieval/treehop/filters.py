@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .errors import InvalidFilterError, TreehopError
-from .redaction import listed
+from .redaction import listed, shown_name
 from .timestamps import TIMESTAMP_FIELD, time_range_filter
 
 _BOUNDS = ("gt", "gte", "lt", "lte")
@@ -151,14 +151,16 @@ def _validate(spec: Any, where: str, depth: int, count: list[int]) -> None:
         return
     if "op" not in spec:
         # (a MongoDB-style {"team": "ops"}, what LangChain users write, read "unknown op None")
-        keys = ", ".join(f"{str(k)!r:.40}" for k in list(spec)[:5])
+        keys = ", ".join(shown_name(k, 40) for k in list(spec)[:5])
         raise InvalidFilterError(
             f"{where}: no 'op' key (keys: {keys}); treehop's filter DSL is "
             f'{{"op": "must", "field": "team", "conds": ["ops"]}} (ops: {_OPS_SHOWN}); '
             "MongoDB-style dicts are what the LangChain / LlamaIndex integrations translate"
         )
     if not isinstance(op, str) or op not in _LEAF_OPS:
-        raise InvalidFilterError(f"{where}: unknown op {op!r:.100}; expected one of {_OPS_SHOWN}")
+        raise InvalidFilterError(
+            f"{where}: unknown op {shown_name(op, 100)}; expected one of {_OPS_SHOWN}"
+        )
     field = spec.get("field")
     if not isinstance(field, str) or not field:
         raise InvalidFilterError(f"{where}: {op!r} needs a non-empty string 'field'")

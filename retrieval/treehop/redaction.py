@@ -44,6 +44,7 @@ import logging
 import os
 import re
 import threading
+import unicodedata
 from collections.abc import Callable, Iterable
 from typing import TypeVar
 from urllib.parse import quote, quote_plus, unquote_plus, urlsplit
@@ -100,15 +101,20 @@ def register_secret(value: str | None) -> None:
     value = value.strip()
     if len(value) < MIN_SECRET_CHARS:
         return
-    forms = {value, quote(value, safe=""), quote_plus(value), json.dumps(value)[1:-1]}
+    # (its folded form too: a tag label is NFKC-normalised and case-folded before an error
+    # shows it, so a key pasted as a tag came back lower-cased, past an exact match; helper
+    # leftovers65e)
+    folded = unicodedata.normalize("NFKC", value).casefold()
+    forms = {value, folded, quote(value, safe=""), quote_plus(value), json.dumps(value)[1:-1]}
     with _lock:
         if value in _secrets:
             return
         _secrets.add(value)
         for form in forms:
             _secrets.add(form)
-        for i in range(len(value) - WINDOW + 1):
-            _windows.add(value[i : i + WINDOW])
+        for text in {value, folded}:
+            for i in range(len(text) - WINDOW + 1):
+                _windows.add(text[i : i + WINDOW])
         # Longest first, so a secret that contains another is replaced whole.
         ordered = sorted(_secrets, key=len, reverse=True)
         _exact = re.compile("|".join(re.escape(s) for s in ordered))

@@ -14,12 +14,19 @@ import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 
 from .errors import InvalidTagError
+from .redaction import shown_name
 from .validation import JOINERS, has_invisible_format, is_blank
 
 SOURCES = ("user", "auto", "inherit", "llm")
 MAX_LABEL_LENGTH = 64
 _WS = re.compile(r"\s+")
 _BAD = re.compile(r"[;:,\"'`<>{}\[\]()\x00-\x1f]")
+
+
+def _shown(text: object, chars: int = 100) -> str:
+    """A caller's tag as an error shows it: cut, escaped and redacted
+    (:func:`~treehop.redaction.shown_name`; a key pasted as a tag was echoed whole)."""
+    return shown_name(text, chars)
 
 
 def normalize_label(label: str) -> str:
@@ -30,16 +37,16 @@ def normalize_label(label: str) -> str:
     s = _WS.sub("-", s)
     s = s.strip("-")
     if not s:
-        raise InvalidTagError(f"empty tag {label!r:.100}")
+        raise InvalidTagError(f"empty tag {_shown(label)}")
     if len(s) > MAX_LABEL_LENGTH:
-        raise InvalidTagError(f"tag {label!r:.100} is longer than {MAX_LABEL_LENGTH} characters")
+        raise InvalidTagError(f"tag {_shown(label)} is longer than {MAX_LABEL_LENGTH} characters")
     if any("\ud800" <= ch <= "\udfff" for ch in s):
         raise InvalidTagError(
-            f"tag {label!r:.100} contains a lone surrogate (not valid Unicode text)"
+            f"tag {_shown(label)} contains a lone surrogate (not valid Unicode text)"
         )
     if _BAD.search(s):
         raise InvalidTagError(
-            f"tag {label!r:.100} contains a forbidden character (one of ;:,\"'`<>{{}}[]())"
+            f"tag {_shown(label)} contains a forbidden character (one of ;:,\"'`<>{{}}[]())"
         )
     return s
 
@@ -62,14 +69,14 @@ def new_label(label: str) -> str:
     still be read, found and removable."""
     s = normalize_label(label)
     if is_blank(s):
-        raise InvalidTagError(f"empty tag {label!r:.100} (no visible character)")
+        raise InvalidTagError(f"empty tag {_shown(label)} (no visible character)")
     if _UNSHOWN.search(s):
         raise InvalidTagError(
-            f"tag {label!r:.100} contains a control or bidirectional formatting character"
+            f"tag {_shown(label)} contains a control or bidirectional formatting character"
         )
     if has_invisible_format(s):
         raise InvalidTagError(
-            f"tag {label!r:.100} contains an invisible format character (zero-width space,"
+            f"tag {_shown(label)} contains an invisible format character (zero-width space,"
             " joiner, BOM, soft hyphen...): it would look like another tag"
         )
     return s
@@ -91,7 +98,7 @@ def parse_tag(tag: str, default_source: str = "user") -> str:
         return make_tag(head.strip().casefold(), rest)
     if sep:
         raise InvalidTagError(
-            f"tag {tag!r:.100} has an unknown source {head!r:.60}; expected one of {SOURCES}"
+            f"tag {_shown(tag)} has an unknown source {_shown(head, 60)}; expected one of {SOURCES}"
         )
     return make_tag(default_source, tag)
 
@@ -156,8 +163,9 @@ def user_tags(value: str | Iterable[str] | None, name: str = "tags") -> list[str
         if source != "user":
             label = label_of(tag)
             raise InvalidTagError(
-                f"{name}: {tag!r:.100} names the {source!r} source; the tags given here are "
-                f"user tags ({label!r:.60} or 'user:{label:.60}'): {source}: tags are written by "
+                f"{name}: {_shown(tag)} names the {source!r} source; the tags given here are "
+                f"user tags ({_shown(label, 60)} or {_shown('user:' + label, 65)}): "
+                f"{source}: tags are written by "
                 "treehop's taggers and replaced whenever they run"
             )
     return out
@@ -201,8 +209,9 @@ def check_look_alikes(new: Iterable[str], existing: Iterable[str] = ()) -> None:
         other = mine.get(key, seen.get(key))
         if other is not None and other != label:
             raise InvalidTagError(
-                f"tag {label!r:.100} differs from the tag {other!r:.100} only by a zero-width"
-                " joiner or non-joiner: the two would look alike (remove the one to respell it)"
+                f"tag {_shown(label)} differs from the tag {_shown(other)} only by a "
+                "zero-width joiner or non-joiner: the two would look alike (remove the one to "
+                "respell it)"
             )
         mine.setdefault(key, label)
 

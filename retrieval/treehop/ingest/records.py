@@ -57,7 +57,7 @@ from ..filters import ShownField
 from ..memory import check_outside_conversations, document_above
 from ..memory import is_document as holds_text
 from ..models import Level, Node
-from ..redaction import LISTED_NAMES
+from ..redaction import LISTED_NAMES, shown_name
 from ..stores.embedded import EmbeddedStore
 from ..tagging import ingest as tagger_keys
 from ..validation import check_strings, is_blank, shown_value
@@ -2098,6 +2098,7 @@ def check_tag_labels(
     if not missing:
         return
     known = sorted(stored_tag_labels(client))
+    gone = sorted(missing)  # (each shown cut, redacted: a pasted key as a tag, leftovers65e)
     shown = ", ".join(known[:30]) + (" ..." if len(known) > 30 else "")
     # A vector store keeps a document's metadata as added, ``tags`` included: a tag filter
     # over such documents (``similarity_search(q, tags=[...])``) read node tags and said only
@@ -2109,7 +2110,8 @@ def check_tag_labels(
         else ""
     )
     raise InvalidFilterError(
-        f"no stored node has tag(s) {sorted(missing)}, so the tag filter would match nothing; "
+        f"no stored node has tag(s) [{', '.join(shown_name(t, 100) for t in gone[:10])}"
+        f"{' ...' if len(gone) > 10 else ''}], so the tag filter would match nothing; "
         f"tags in this index: {shown or '(none: add tags=... or use a tagger when indexing)'}"
         f"{as_metadata}"
     )
@@ -2172,7 +2174,7 @@ def check_filter_fields(
     # million characters made a message of a million)
     listed = ", ".join(f"{k:.100}" for k in known[:30]) + (" ..." if len(known) > 30 else "")
     gone = sorted(missing)
-    absent = ", ".join(f"{k!r:.100}" for k in gone[:10]) + (" ..." if len(gone) > 10 else "")
+    absent = ", ".join(shown_name(k, 100) for k in gone[:10]) + (" ..." if len(gone) > 10 else "")
     raise InvalidFilterError(
         f"no stored node has metadata field(s) [{absent}], so the filter would match "
         f"nothing; stored fields: {listed or '(none)'}"
