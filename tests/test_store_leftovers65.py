@@ -293,11 +293,17 @@ f = sys.argv[1]
 size = c._LEASE_BYTES
 open(f, "wb").write(b"\1" * size)
 mm = c._map_of(c._mapped(f, np.uint8, size))
+ready_r, ready_w = os.pipe()
 with c._map_read(f, mm, size, size):
     pid = os.fork()
     if pid == 0:
+        os.write(ready_w, b"x")  # (fork returned here: the at-fork hooks have run)
         time.sleep(3)  # (a child that lives on)
         os._exit(0)
+# (the truncate waits for the child to have run: until then it holds the kernel's copy of
+# every descriptor, the lease's too, which only its at-fork hook closes; on a loaded machine
+# the parent's truncate ran first -- a CI run -- and the test measured the scheduler)
+os.read(ready_r, 1)
 r = subprocess.run(["truncate", "-s", "0", f], capture_output=True, text=True)
 print("truncate rc", r.returncode, r.stderr.strip(), flush=True)
 os.waitpid(pid, 0)
