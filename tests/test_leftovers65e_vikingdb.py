@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pytest
 
 from treehop.errors import StoreError
-from treehop.stores.vikingdb import VikingDBStore
+from treehop.stores.vikingdb import VikingDBStore, check_number
 from treehop.vikingdb_knowledge import VikingDBKnowledgeSource
 
 
@@ -78,3 +79,32 @@ def test_a_fractional_timeout_is_still_taken(build: Any) -> None:
     # Control: 2.5 was taken as 2 whole seconds before, and still is.
     with pytest.raises(StoreError, match="access key"):
         build(timeout_s=2.5)
+
+
+@pytest.mark.parametrize("build", [_store, _knowledge])
+def test_numpy_numbers_are_numbers_here_too(build: Any) -> None:
+    """The library's one rule for what is a number (``validation.integral`` / ``real``): a
+    numpy number passed these checks before they were added and still does (the store's next
+    check, the access keys, stops the construction)."""
+    kw: dict[str, Any] = {"timeout_s": np.float32(30.0)}
+    if build is _store:
+        kw |= {
+            "consistency_window_s": np.float32(2.5),
+            "max_list_items": np.int64(32),
+            "max_row_bytes": np.uint32(65_535),
+            "scan_page": np.int16(500),
+        }
+    with pytest.raises(StoreError, match="access key"):
+        build(**kw)
+
+
+def test_a_checked_number_is_the_python_number_it_equals() -> None:
+    # (what the constructors store and the SDK's JSON carries: never a numpy scalar)
+    got = check_number("scan_page", np.int64(500), 1, 5000, integer=True)
+    assert got == 500 and type(got) is int
+    got = check_number("w", np.float32(2.5), 0)
+    assert got == 2.5 and type(got) is float
+    with pytest.raises(StoreError):
+        check_number("scan_page", np.float64(500.0), 1, 5000, integer=True)  # (not an integer)
+    with pytest.raises(StoreError):
+        check_number("w", np.bool_(True), 0)  # (a bool is not a number)

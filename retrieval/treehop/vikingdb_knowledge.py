@@ -319,14 +319,14 @@ class VikingDBKnowledgeSource:
         if not collection_name and not resource_id:
             raise StoreError("VikingDBKnowledgeSource needs collection_name= or resource_id=")
         # (typed and bounded: a list was a raw TypeError, inf a raw OverflowError in int())
-        check_number("timeout_s", timeout_s, 1, MAX_SECONDS, whole=True)
+        timeout_s = int(check_number("timeout_s", timeout_s, 1, MAX_SECONDS, whole=True))
         self.collection_name = collection_name
         self.project_name = project_name
         self.resource_id = resource_id
         self.host = host
         self.region = region
         self.scheme = scheme
-        self.timeout_s = int(timeout_s)
+        self.timeout_s = timeout_s
         # The SDK's timeout bounds each read; deadline_s bounds the whole call (retries too).
         self.deadline_s = check_deadline(deadline_s, StoreError)
         self.retry = retry if retry is not None else RetryPolicy()

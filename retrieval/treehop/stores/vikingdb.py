@@ -93,7 +93,7 @@ from ..redaction import redact
 from ..secrets import resolve_secret
 from ..text_tokenize import tokenize
 from ..uri import is_within, uri_prefixes, within_any
-from ..validation import shown_value
+from ..validation import integral, real, shown_value
 from ._state_blobs import (
     BlobHead,
     DamagedHead,
@@ -168,28 +168,31 @@ def check_number(
     *,
     whole: bool = False,
     integer: bool = False,
-) -> None:
-    """A constructor's number (a window, a timeout, a size) in ``[low, high]``, else a
-    :class:`StoreError` showing it bounded (:func:`~treehop.validation.shown_value`).
+) -> float:
+    """A constructor's number (a window, a timeout, a size) in ``[low, high]``, as the Python
+    number it equals, else a :class:`StoreError` showing it bounded
+    (:func:`~treehop.validation.shown_value`).
 
     Why (helper leftovers65e): ``not value >= 0`` and ``timeout_s < 1`` ran on whatever was
     passed, so a list or a string raised Python's raw ``TypeError`` (not a ``TreehopError``),
     and ``timeout_s=float("inf")`` / NaN passed the comparison and failed in ``int()`` with a
     raw ``OverflowError`` / ``ValueError``. ``whole``: finite and below ``int``'s float limit
     (the SDK takes whole seconds; ``2.5`` is still taken as 2, as before); ``integer``: an
-    ``int`` only (a count or a size). An ``int`` past float range (``10**400``) is refused
-    before ``float()`` overflows on it."""
-    number = isinstance(value, int | float) and not isinstance(value, bool)
-    ok = number and not (integer and not isinstance(value, int))
-    if ok and isinstance(value, int) and value.bit_length() > 1023:
-        ok = False
+    integer only (a count or a size). What is a number is the library's one rule
+    (:func:`~treehop.validation.integral` / :func:`~treehop.validation.real`: a numpy number
+    is one, a bool is not); the Python number is returned, so a numpy one never reaches the
+    SDK's JSON. An ``int`` past float range (``10**400``) is refused before ``float()``
+    overflows on it."""
+    number = integral(value) if integer else real(value)
+    ok = number is not None and not (isinstance(number, int) and number.bit_length() > 1023)
     if ok:
-        v = float(value)  # type: ignore[arg-type]
+        v = float(number)  # type: ignore[arg-type]
         ok = v >= low and (high is None or v <= high) and not (whole and not math.isfinite(v))
     if not ok:
         kind = "an integer" if integer else "a number"
         within = f"in {low:g}..{high:g}" if high is not None else f">= {low:g}"
         raise StoreError(f"{name} must be {kind} {within}, got {shown_value(value)}")
+    return number  # type: ignore[return-value]
 
 
 class VikingDBError(StoreError):
@@ -798,15 +801,12 @@ class VikingDBStore:
             raise StoreError(f"dimension must be a positive integer, got {dimension!r}")
         if not index_name:
             raise StoreError("index_name must be a non-empty string")
-        for name, value in (
-            ("consistency_window_s", consistency_window_s),
-            ("filter_cache_ttl_s", filter_cache_ttl_s),
-        ):
-            check_number(name, value, 0)
-        check_number("timeout_s", timeout_s, 1, MAX_SECONDS, whole=True)
-        check_number("max_list_items", max_list_items, 1, whole=True, integer=True)
-        check_number("max_row_bytes", max_row_bytes, 1024, whole=True, integer=True)
-        check_number("scan_page", scan_page, 1, 5000, whole=True, integer=True)
+        consistency_window_s = check_number("consistency_window_s", consistency_window_s, 0)
+        filter_cache_ttl_s = check_number("filter_cache_ttl_s", filter_cache_ttl_s, 0)
+        timeout_s = int(check_number("timeout_s", timeout_s, 1, MAX_SECONDS, whole=True))
+        max_list_items = int(check_number("max_list_items", max_list_items, 1, integer=True))
+        max_row_bytes = int(check_number("max_row_bytes", max_row_bytes, 1024, integer=True))
+        scan_page = int(check_number("scan_page", scan_page, 1, 5000, integer=True))
         self._md_fields = _check_metadata_fields(metadata_fields)
         if len(self._md_fields) > max_list_items:
             raise StoreError(f"at most {max_list_items} metadata fields can be declared")
@@ -823,7 +823,7 @@ class VikingDBStore:
         )
         self.consistency_window_s = float(consistency_window_s)
         self.filter_cache_ttl_s = float(filter_cache_ttl_s)
-        self.timeout_s = int(timeout_s)
+        self.timeout_s = timeout_s
         self.deadline_s = check_deadline(deadline_s, StoreError)
         self.retry = retry if retry is not None else RetryPolicy()
         self.max_list_items = max_list_items
