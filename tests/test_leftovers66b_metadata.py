@@ -35,6 +35,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any
 
 import numpy as np
@@ -237,6 +238,18 @@ def test_llamaindex_store_keeps_arrays_and_times_at_any_depth(
     li_store.add([node])
     _times_read_back(li_store.get_nodes(["doc"])[0].metadata["m"], expected, _from_iso)
     assert node.metadata["m"] is value  # the caller's node keeps its own
+
+
+def test_a_read_only_mapping_is_still_metadata(lc_store: LangChainStore) -> None:
+    """Regression guard: the LangChain store copied every metadata into a dict while it
+    converted datetimes; a ``MappingProxyType`` (a frozen config's view) was taken, and the
+    caller's dict is never the stored one."""
+    ids = lc_store.add_texts(["hello there"], metadatas=[MappingProxyType({"a": 2})])  # type: ignore[list-item]
+    assert lc_store.get_by_ids(ids)[0].metadata == {"a": 2}
+    given_ = {"a": 1}
+    ids = lc_store.add_texts(["hello world"], metadatas=[given_])
+    lc_store.get_by_ids(ids)[0].metadata["a"] = 5
+    assert given_ == {"a": 1}
 
 
 @pytest.mark.parametrize("framework", ["langchain", "llamaindex"])

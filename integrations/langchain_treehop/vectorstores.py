@@ -246,7 +246,8 @@ class TreehopVectorStore(kit.IndexedStore, VectorStore):
             # search are not stored as the copy's metadata; kit.without_result_keys). A numpy
             # number or array, a path or a date as the JSON value it equals, a datetime (at
             # any depth) as epoch seconds: kit.plain_metadata, stored_time.
-            meta = kit.plain_metadata(kit.without_result_keys(given), datetimes=stored_time)
+            # (a dict of its own: a read-only Mapping is taken, and the caller's is kept)
+            meta = dict(kit.plain_metadata(kit.without_result_keys(given), datetimes=stored_time))
             pid = ids[i] if ids is not None else None
             # An HTML page (a TextLoader or RecursiveUrlLoader page) is stored as its text;
             # a piece holding navigation alone (a raw page's contents or footer, cut off by
