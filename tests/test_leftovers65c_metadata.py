@@ -162,7 +162,9 @@ def test_the_values_a_user_hands_over_read_back_equal() -> None:
 @pytest.mark.parametrize(
     ("value", "named"),
     [
-        (np.array([1, 2]), "ndarray"),
+        # (an array of numbers is stored as its list since leftovers66b; one of complex
+        # numbers has no JSON value)
+        (np.array([1j, 2]), "complex128"),
         (np.longdouble(1.5), "longdouble"),
         (np.float32("nan"), "float32"),
         ([np.float32("inf")], "float32"),

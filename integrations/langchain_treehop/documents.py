@@ -30,6 +30,8 @@ from treehop.ingest.records import HIDDEN_FIELDS, IngestRecord, PlacementKwargs
 from treehop.integration_kit import TreehopClient
 from treehop.models import PROVENANCE_KEYS as CORE_PROVENANCE_KEYS
 
+from .filters import stored_time
+
 ContentField = Literal["auto", "abstract", "overview", "content"]
 CONTENT_FIELDS: tuple[str, ...] = ("auto", "abstract", "overview", "content")
 
@@ -110,8 +112,10 @@ def _records(documents: Sequence[Document]) -> list[IngestRecord]:
             raise IngestError(kit.no_page_text(i))
         # (a treehop retriever's Document: placed by its uri / chunk_index and tagged by its
         # tags, its scores and search path not stored; kit.without_result_keys). A numpy
-        # number, a path (a ``source``) or a date as the JSON value it equals: plain_metadata.
-        meta = kit.plain_metadata(kit.without_result_keys(doc.metadata, keep=kit.PLACEMENT_KEYS))
+        # number or array, a path (a ``source``) or a date as the JSON value it equals, a
+        # datetime as epoch seconds, as the vector store keeps it: plain_metadata.
+        own = kit.without_result_keys(doc.metadata, keep=kit.PLACEMENT_KEYS)
+        meta = kit.plain_metadata(own, datetimes=stored_time)
         out.append(IngestRecord(text, meta, str(doc.id) if doc.id else None))
     return out
 

@@ -29,15 +29,80 @@ million-item value before cutting it.
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Mapping
 from typing import Any
 
+import numpy as np
+
 from treehop.errors import InvalidFilterError
 from treehop.filters import MAX_FILTER_DEPTH, MetadataFilter
-from treehop.integration_kit import shown_name
+from treehop.integration_kit import datetime64_value, shown_name
 from treehop.validation import shown_value
 
 _RANGE = {"$gt": "gt", "$gte": "gte", "$lt": "lt", "$lte": "lte"}
+_RANGE_OPS = frozenset({*_RANGE, "$between"})
+
+
+def stored_time(value: dt.datetime) -> float:
+    """A ``datetime`` in metadata as the LangChain store keeps it: epoch seconds (a float).
+
+    Why: LangChain's ``TimeWeightedVectorStoreRetriever`` stamps every document with
+    ``created_at`` / ``last_accessed_at`` datetimes before it adds them, and stored metadata
+    is JSON, which has no datetime (the add was an ``IngestError``). Epoch seconds are what
+    that retriever reads back (``datetime.fromtimestamp`` of a float stamp) and treehop's own
+    time values (:mod:`treehop.timestamps`: filterable with ``$gte`` / ``$lt``). A naive
+    datetime is local time, as ``datetime.timestamp`` and ``fromtimestamp`` take it (the
+    retriever's ``datetime.now()``), so the stamp reads back as written. The filters below
+    turn a ``datetime`` they compare with this same function, so ``{"created_at": {"$gte":
+    t}}`` meets the stored number (helper leftovers66b: it was "ranges on numbers").
+
+    A datetime the number does not read back as is refused (``ValueError``, which the
+    metadata converter reports naming the key): a float holds a microsecond only up to
+    about 2242 (``datetime(2305, 1, 28, 22, 57, 46, 748000)`` read back a microsecond
+    early, found by this helper's property test), and a naive time inside a daylight-saving
+    gap (02:30 on the day clocks skip it) names no instant: it read back an hour off."""
+    epoch = value.timestamp()
+    back = dt.datetime.fromtimestamp(epoch, value.tzinfo) if value.tzinfo else None
+    if (back if back is not None else dt.datetime.fromtimestamp(epoch)) != value:
+        raise ValueError(
+            "the epoch seconds the LangChain store keeps for a datetime do not read back as "
+            "this one (a float holds a microsecond from about 1700 to 2242; a naive time in a "
+            "daylight-saving gap names no instant): store it as ISO text"
+        )
+    return epoch
+
+
+def _compared(key: str, op: str, value: Any) -> Any:
+    """A filter's value as the store keeps the same value in metadata, so the two meet: a
+    ``datetime`` (or numpy ``datetime64``, as the UTC time it counts) as epoch seconds, a
+    ``date`` as its ISO text (for ``$eq`` / ``$ne`` / ``$in`` / ``$nin``). Unambiguous: the
+    store keeps every such value so. A ``date`` in a range is refused (it is stored as text
+    and ranges compare numbers); so is an ISO string (it could be meant for a text field)."""
+    when = value
+    if isinstance(value, np.datetime64):
+        when = datetime64_value(value)
+        if when is None:
+            raise InvalidFilterError(
+                f"filter {shown_name(key)} {op}: {shown_value(value)} is no datetime "
+                "(NaT, a year outside 1..9999, or a part below a microsecond)"
+            )
+    if isinstance(when, dt.datetime):
+        try:  # (a bound need not read back exactly: the comparison is the stored number's)
+            return when.timestamp()
+        except (ValueError, OverflowError, OSError):  # (year 1 in some zones, pandas' NaT)
+            raise InvalidFilterError(
+                f"filter {shown_name(key)} {op}: {shown_value(value)} has no epoch time"
+            ) from None
+    if isinstance(value, dt.date):
+        if op in _RANGE_OPS:
+            raise InvalidFilterError(
+                f"filter {shown_name(key)} {op}: a date is stored as its ISO text and "
+                "treehop compares ranges on numbers; a datetime is stored as epoch seconds, "
+                f"so compare with one: datetime({value.year}, {value.month}, {value.day})"
+            )
+        return value.isoformat()
+    return value
 
 
 def _no_none(key: str, op: str) -> InvalidFilterError:
@@ -71,7 +136,7 @@ def _scalar(key: str, op: str, value: Any) -> Any:
         )
     if value is None:
         raise _no_none(key, op)
-    return value
+    return _compared(key, op, value)
 
 
 def _values(key: str, op: str, value: Any) -> list[Any]:
@@ -81,7 +146,7 @@ def _values(key: str, op: str, value: Any) -> list[Any]:
         )
     if any(v is None for v in value):
         raise _no_none(key, op)
-    return list(value)
+    return [_compared(key, op, v) for v in value]
 
 
 def _field(key: str, cond: Any) -> dict[str, Any]:
@@ -116,10 +181,17 @@ def _field(key: str, cond: Any) -> dict[str, Any]:
                 )
             parts.append({"op": "range", "field": key, "gte": low_high[0], "lte": low_high[1]})
         elif op in _RANGE:
+            value = _compared(key, op, value)
             if isinstance(value, bool) or not isinstance(value, int | float):
+                text = (
+                    "; a datetime in metadata is stored as epoch seconds: compare it with a "
+                    "datetime (or its .timestamp())"
+                    if isinstance(value, str)
+                    else ""
+                )
                 raise InvalidFilterError(
                     f"filter {shown_name(key)} {op}: treehop compares ranges on numbers, "
-                    f"got {shown_value(value)}"
+                    f"got {shown_value(value)}{text}"
                 )
             ranges[_RANGE[op]] = value
         else:

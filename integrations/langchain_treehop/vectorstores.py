@@ -58,7 +58,7 @@ from treehop.search_options import SearchKwargs
 from treehop.validation import MAX_LIMIT, check_query, shown_value
 
 from .embeddings import TreehopEmbeddings, as_treehop_embedder
-from .filters import to_treehop_filter
+from .filters import stored_time, to_treehop_filter
 
 T = TypeVar("T")
 DEFAULT_BASE_URI = "viking://resources"
@@ -104,25 +104,6 @@ _AS_SEARCH_KWARG = {"top_k": "k", "similarity_top_k": "k", "limit": "k"}
 """Other APIs' names for a search's ``k``, as ``search_kwargs`` spells it."""
 """Where a search's keyword given to the constructor goes (``TreehopVectorStore(c, k=5)``:
 "store: unknown argument(s) ['k']" named no way to ask for five)."""
-
-
-def _stored_times(metadata: Mapping[Any, Any]) -> dict[Any, Any]:
-    """``metadata`` with each ``datetime`` value as epoch seconds (a float), the rest as
-    given. Why: LangChain's ``TimeWeightedVectorStoreRetriever`` stamps every document with
-    ``created_at`` / ``last_accessed_at`` datetimes before it adds them, and stored metadata
-    is JSON, which has no datetime (the add was an ``IngestError``). Epoch seconds are what
-    that retriever reads back (``datetime.fromtimestamp`` of a float stamp) and treehop's own
-    time values (:mod:`treehop.timestamps`: filterable with ``$gte`` / ``$lt``). A naive
-    datetime is local time, as ``datetime.timestamp`` and ``fromtimestamp`` take it (the
-    retriever's ``datetime.now()``), so the stamp reads back as written."""
-    out = dict(metadata)
-    for key, value in out.items():
-        if isinstance(value, dt.datetime):
-            try:
-                out[key] = value.timestamp()
-            except (OverflowError, OSError, ValueError) as exc:  # (year 1 in some zones)
-                raise InvalidQueryError(f"metadata {key!r}: {value!r} has no epoch time") from exc
-    return out
 
 
 def _relevance_threshold(value: object) -> None:
@@ -263,8 +244,10 @@ class TreehopVectorStore(kit.IndexedStore, VectorStore):
             given = metadatas[i] if metadatas is not None and metadatas[i] else {}
             # (a treehop retriever's Document copied here: its scores and place in the other
             # search are not stored as the copy's metadata; kit.without_result_keys). A numpy
-            # number, a path or a date as the JSON value it equals: kit.plain_metadata.
-            meta = _stored_times(kit.plain_metadata(kit.without_result_keys(given)))
+            # number or array, a path or a date as the JSON value it equals, a datetime (at
+            # any depth) as epoch seconds: kit.plain_metadata, stored_time.
+            # (a dict of its own: a read-only Mapping is taken, and the caller's is kept)
+            meta = dict(kit.plain_metadata(kit.without_result_keys(given), datetimes=stored_time))
             pid = ids[i] if ids is not None else None
             # An HTML page (a TextLoader or RecursiveUrlLoader page) is stored as its text;
             # a piece holding navigation alone (a raw page's contents or footer, cut off by

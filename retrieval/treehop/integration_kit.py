@@ -850,54 +850,166 @@ def without_result_keys(
 
 
 _PLAIN_NUMBERS: tuple[type, ...] = (np.bool_, np.integer, np.float16, np.float32, np.float64)
+_ARRAY_KINDS = frozenset("biufUMO")
+"""The numpy array kinds :func:`plain_metadata` stores as lists: booleans, integers, floats
+(``float16``-``float64``), text, ``datetime64`` and objects (each item then as a value)."""
+
+Datetimes = Callable[[dt.datetime], Any]
+"""How an integration stores a ``datetime`` (LangChain: epoch seconds, LlamaIndex: ISO text)."""
 
 
-def _plain(value: Any, depth: int) -> tuple[Any, bool]:
+def _where(path: tuple[object, ...]) -> str:
+    """A metadata value's place for a refusal: ``metadata['scores'][2]``, each key through
+    :func:`shown_name` (cut, escaped, redacted: a key is the caller's text)."""
+    return "metadata" + "".join(
+        f"[{p}]" if isinstance(p, int) else f"[{shown_name(p, 40)}]" for p in path
+    )
+
+
+def datetime64_value(value: np.datetime64) -> dt.datetime | None:
+    """A numpy ``datetime64`` as the timezone-aware UTC ``datetime`` it counts, or ``None``
+    where no ``datetime`` holds it (``NaT``, a year outside 1..9999, a part below a
+    microsecond: converting would change the value).
+
+    Why UTC: a ``datetime64`` is a count from numpy's epoch, 1970-01-01T00:00 UTC (its ISO
+    text carries no zone, and pandas' ``Timestamp(v).timestamp()`` reads it as UTC, as
+    ``(v - np.datetime64(0, "s")) / np.timedelta64(1, "s")`` does); a naive ``datetime``
+    would let the LangChain store read it as local time, another instant on another
+    machine."""
+    if np.isnat(value):
+        return None
+    year = int(value.astype("datetime64[Y]").astype(np.int64)) + 1970
+    if not 1 <= year <= 9999:  # (checked on the year: a cast to us can overflow silently)
+        return None
+    micro = value.astype("datetime64[us]")
+    if micro != value:  # (a nanosecond part, or a unit numpy cannot compare)
+        return None
+    plain = micro.item()
+    if not isinstance(plain, dt.datetime):  # (a date for whole days is not: D units)
+        return None
+    return plain.replace(tzinfo=dt.UTC)
+
+
+def _refused(path: tuple[object, ...], why: str) -> IngestError:
+    return IngestError(f"{_where(path)}: {why}")
+
+
+_NO_NUMBER = (
+    "is {}, and treehop stores metadata as JSON, which has no such number: store None for a "
+    "missing value (a pandas frame: df.astype(object).where(df.notna(), None)), or the value "
+    "as text"
+)
+
+
+def _array(
+    value: np.ndarray[Any, Any], path: tuple[object, ...], depth: int, datetimes: Datetimes | None
+) -> Any:
+    """A numpy array as the nested lists it equals (:func:`_plain`'s arrays)."""
+    kind = value.dtype.kind
+    if kind not in _ARRAY_KINDS or (kind == "f" and value.dtype.itemsize > 8):
+        raise _refused(
+            path,
+            f"a numpy array of {value.dtype} has no JSON value equal to it (arrays of "
+            "numbers, booleans, text, datetime64 and Python objects are stored as lists)",
+        )
+    if kind == "f" and not bool(np.isfinite(value).all()):
+        raise _refused(path, _NO_NUMBER.format("an array holding NaN or infinity"))
+    if kind == "M":  # (each item a datetime64 scalar: tolist() would give ints for ns)
+        if value.ndim == 0:
+            return _plain(value[()], path, depth, datetimes)[0]
+        return [_plain(v, (*path, i), depth + 1, datetimes)[0] for i, v in enumerate(value)]
+    if kind == "O":  # (each item as a value of its own: a path, a date, a NaN ...)
+        return _plain(value.tolist(), path, depth, datetimes)[0]
+    return value.tolist()
+
+
+def _stored_datetime(value: dt.datetime, path: tuple[object, ...], datetimes: Datetimes) -> Any:
+    """``datetimes(value)``, its failure a refusal naming the place (a year-1 datetime has
+    no epoch time in some zones; pandas' ``NaT`` is a ``datetime`` without one)."""
+    try:
+        return datetimes(value)
+    except (ValueError, OverflowError, OSError) as exc:
+        raise _refused(path, f"{shown_value(value)}: {exc}") from None
+
+
+def _plain(
+    value: Any, path: tuple[object, ...], depth: int, datetimes: Datetimes | None
+) -> tuple[Any, bool]:
     """``value`` as :func:`plain_metadata` stores it, and whether anything changed."""
+    if isinstance(value, float) and not math.isfinite(value):
+        raise _refused(path, _NO_NUMBER.format(repr(value)))
     exact = isinstance(value, _PLAIN_NUMBERS) and not isinstance(value, bool | int | float)
     if exact and isinstance(value, np.generic):
         plain = value.item()
         if isinstance(plain, float) and not math.isfinite(plain):
-            return value, False  # (no JSON number: refused as given, not stored as null)
+            raise _refused(path, _NO_NUMBER.format(f"{type(value).__name__} {plain!r}"))
         return plain, True
+    if isinstance(value, np.datetime64):
+        when = datetime64_value(value)
+        if when is None:
+            raise _refused(
+                path,
+                f"datetime64 {shown_value(value)} is no datetime (NaT, a year outside "
+                "1..9999, or a part below a microsecond): store it as text",
+            )
+        return (when if datetimes is None else _stored_datetime(when, path, datetimes)), True
+    if isinstance(value, dt.datetime):
+        if datetimes is None:
+            return value, False
+        return _stored_datetime(value, path, datetimes), True
     if isinstance(value, PurePath):
         return str(value), True
-    if isinstance(value, dt.date) and not isinstance(value, dt.datetime):
+    if isinstance(value, dt.date):
         return value.isoformat(), True
     if depth >= MAX_METADATA_DEPTH:  # deeper: as given (the core refuses the depth itself)
         return value, False
+    if isinstance(value, np.ndarray):
+        return _array(value, path, depth, datetimes), True
     if isinstance(value, Mapping):
-        pairs = [(k, *_plain(v, depth + 1)) for k, v in value.items()]
+        pairs = [(k, *_plain(v, (*path, k), depth + 1, datetimes)) for k, v in value.items()]
         if any(changed for _, _, changed in pairs):
             return {k: v for k, v, _ in pairs}, True
         return value, False
     if isinstance(value, list | tuple):
-        items = [_plain(v, depth + 1) for v in value]
+        items = [_plain(v, (*path, i), depth + 1, datetimes) for i, v in enumerate(value)]
         if any(changed for _, changed in items):
             return [v for v, _ in items], True
     return value, False
 
 
-def plain_metadata(metadata: Mapping[str, Any]) -> Mapping[str, Any]:
+def plain_metadata(
+    metadata: Mapping[str, Any], *, datetimes: Datetimes | None = None
+) -> Mapping[str, Any]:
     """``metadata`` with the values a program hands a vector store without thinking of JSON
     as the JSON values they equal: numpy booleans and integers and ``float16`` / ``float32`` /
     ``float64`` as Python ``bool`` / ``int`` / ``float`` (``.item()``, exact), a
     ``pathlib`` path as its text (``str(path)``), a ``datetime.date`` as its ISO text
-    (``"2024-01-31"``), in nested lists and dicts too (a tuple holding one comes back a list,
-    as JSON gives any tuple back). ``metadata`` itself when nothing changes.
+    (``"2024-01-31"``), a numpy array of numbers, booleans, text, ``datetime64`` or objects
+    as the nested lists it equals (``.tolist()``), a ``datetime`` (and a ``datetime64``, as
+    the UTC time it counts: :func:`datetime64_value`) as ``datetimes`` stores it, in nested
+    lists and dicts too (a tuple holding one comes back a list, as JSON gives any tuple
+    back). ``metadata`` itself when nothing changes.
 
     Why (helper leftovers65c): LangChain's ``InMemoryVectorStore`` and LlamaIndex's
     ``SimpleVectorStore`` keep such values, and treehop stores metadata as JSON: a ``Path``
     as ``source``, a score column of a pandas frame (``np.float32``) or a ``date`` was an
     ``IngestError`` naming the type (LlamaIndex: a raw pydantic ``PydanticSerializationError``
     for numpy). What is converted reads back equal to what was given (``Path(text) ==
-    path``, ``date.fromisoformat(text) == date``, ``float(np.float32(x)) == np.float32(x)``)
-    and is what LlamaIndex's own ``node_to_metadata_dict`` stores for a path or a date, so
-    both integrations store the same form. A ``datetime`` is left to each integration (the
-    LangChain store keeps epoch seconds, LlamaIndex's dump ISO text); arrays, ``longdouble``
-    (not exact as a float), NaN / infinity (no JSON number) and anything else stay refused,
-    naming the type."""
-    out, changed = _plain(metadata, 0)
+    path``, ``date.fromisoformat(text) == date``, ``float(np.float32(x)) == np.float32(x)``,
+    ``np.array(back) == array``) and is what LlamaIndex's own ``node_to_metadata_dict``
+    stores for a path or a date, so both integrations store the same form. Arrays and
+    ``datetime64`` (helper leftovers66b): a pandas loader's row hands them over, and they
+    were refused. ``datetimes``: the LangChain store keeps epoch seconds, LlamaIndex ISO
+    text (``None``: a ``datetime`` stays as given).
+
+    Refused with an :class:`~treehop.errors.IngestError` naming the place
+    (``metadata['scores'][2]``): a float NaN or infinity, Python's or numpy's, in an array
+    too (JSON has no such number: LlamaIndex's own dump stored ``null`` in its place, the
+    caller's value silently changed), a ``datetime64`` no ``datetime`` holds, an array of
+    complex numbers, bytes, ``timedelta64`` or ``longdouble``. Anything else that is no
+    JSON value (a ``longdouble``, an object) is left as given, for the store's own check to
+    refuse naming its type."""
+    out, changed = _plain(metadata, (), 0, datetimes)
     return out if changed else metadata
 
 

@@ -182,7 +182,14 @@ def check_number(
     (:func:`~treehop.validation.integral` / :func:`~treehop.validation.real`: a numpy number
     is one, a bool is not); the Python number is returned, so a numpy one never reaches the
     SDK's JSON. An ``int`` past float range (``10**400``) is refused before ``float()``
-    overflows on it."""
+    overflows on it.
+
+    A whole float for a count (``scan_page=5.0``, ``np.float64(500.0)``) is refused (helper
+    leftovers66b, after leftovers65e's check began refusing what had been taken): a count
+    is decided as ``find(limit=5.0)``, ``depth`` and ``slot_chars`` decide it,
+    :func:`~treehop.validation.integral`, which takes ``np.int64`` and refuses every float
+    as Python's ``range`` does. Taking ``5.0`` here alone would make one count a float
+    elsewhere refused, and ``5.5`` would then need a rule of its own."""
     number = integral(value) if integer else real(value)
     ok = number is not None and not (isinstance(number, int) and number.bit_length() > 1023)
     if ok:
@@ -797,8 +804,10 @@ class VikingDBStore:
     ) -> None:
         if not collection_name and not resource_id:
             raise StoreError("VikingDBStore needs collection_name= or resource_id=")
-        if isinstance(dimension, bool) or not isinstance(dimension, int) or dimension < 1:
-            raise StoreError(f"dimension must be a positive integer, got {dimension!r}")
+        # (the library's rule, as every count here: a numpy integer is one, ``384.0`` is not;
+        # it was ``isinstance(int)``, refusing ``np.int64(384)`` from a model's shape, with
+        # the whole repr of whatever was given; helper leftovers66b)
+        dimension = int(check_number("dimension", dimension, 1, integer=True))
         if not index_name:
             raise StoreError("index_name must be a non-empty string")
         consistency_window_s = check_number("consistency_window_s", consistency_window_s, 0)

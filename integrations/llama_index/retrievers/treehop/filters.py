@@ -180,9 +180,19 @@ def metadata_leaf(f: MetadataFilter) -> dict[str, Any]:
     if op in _RANGE_OPS:
         value = _scalar(f)
         if isinstance(value, bool) or not isinstance(value, (int, float)):
+            # (a date: every LlamaIndex store built on node_to_metadata_dict keeps a
+            # datetime as its ISO text, which a range here cannot compare; helper
+            # leftovers66b, documented in docs/llamaindex.md)
+            hint = (
+                "; a datetime in metadata is stored as its ISO text, as node_to_metadata_dict "
+                "writes it: for a time range store the time as a number too (e.g. "
+                "metadata['created_ts'] = t.timestamp()) and compare that"
+                if isinstance(value, str)
+                else ""
+            )
             raise InvalidFilterError(
                 f"filter {_describe(f)!r}: treehop compares ranges on numbers only, "
-                f"got {type(value).__name__}"
+                f"got {type(value).__name__}{hint}"
             )
         return {"op": "range", "field": key, _RANGE_OPS[op]: value}
     if op is FilterOperator.IN or op is FilterOperator.ANY:

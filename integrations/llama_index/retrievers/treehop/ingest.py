@@ -27,7 +27,13 @@ from treehop.errors import IngestError
 from treehop.ingest.records import IngestRecord, PlacementKwargs
 from treehop.integration_kit import TreehopClient
 
-from .nodes import EXCLUDED_EMBED_STORE, EXCLUDED_LLM_STORE, PROVENANCE, REF_DOC_ID_KEY
+from .nodes import (
+    EXCLUDED_EMBED_STORE,
+    EXCLUDED_LLM_STORE,
+    PROVENANCE,
+    REF_DOC_ID_KEY,
+    stored_datetime,
+)
 
 
 def _records(documents: Sequence[BaseNode]) -> list[IngestRecord]:
@@ -43,9 +49,10 @@ def _records(documents: Sequence[BaseNode]) -> list[IngestRecord]:
     for doc in kinds:
         # (a treehop retriever's node: placed by its uri / chunk_index and tagged by its tags,
         # its scores and search path not stored; kit.without_result_keys). A numpy number,
-        # a path or a date as the JSON value it equals: kit.plain_metadata.
+        # a path or a date as the JSON value it equals, a datetime as the vector store's
+        # ISO text: kit.plain_metadata.
         own = kit.without_result_keys(doc.metadata, PROVENANCE, keep=kit.PLACEMENT_KEYS)
-        own = kit.plain_metadata(own)
+        own = kit.plain_metadata(own, datetimes=stored_datetime)
         meta = {**own, REF_DOC_ID_KEY: doc.ref_doc_id or doc.node_id}
         # The reader's exclusions (SimpleDirectoryReader: file_size, creation_date, ...) are
         # kept, so retrieved nodes hide the same keys from the LLM and embedder.

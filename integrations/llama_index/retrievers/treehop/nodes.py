@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from hashlib import sha256
 from typing import Any
 
@@ -22,6 +23,7 @@ from llama_index.core.schema import (
     RelatedNodeInfo,
     TextNode,
 )
+from pydantic_core import to_jsonable_python
 
 from treehop import uri as urimod
 from treehop.filters import ShownField
@@ -66,6 +68,18 @@ INTERNAL_STORED = (
 #: What LlamaIndex's ``node_to_metadata_dict`` adds when the vector store keeps a whole
 #: node; storage plumbing, dropped from a retrieved node's metadata.
 NODE_STORAGE_KEYS = ("_node_content", "_node_type", "document_id", "doc_id")
+
+
+def stored_datetime(value: datetime) -> Any:
+    """A ``datetime`` in metadata as every LlamaIndex store built on ``node_to_metadata_dict``
+    keeps it: its ISO text as pydantic writes it (``"2024-01-31T12:00:00"``; ``Z`` for UTC),
+    what the vector store stored for a datetime before any conversion here. Why a function
+    (helper leftovers66b): ``add_documents`` (no pydantic dump on that path) refused a
+    datetime, and a numpy ``datetime64`` (a pandas column) was refused on both paths; both
+    now store the text the vector store does."""
+    return to_jsonable_python(value)
+
+
 EXCLUDED_LLM_KEYS = [*INTERNAL_PROVENANCE, *INTERNAL_STORED]
 EXCLUDED_EMBED_KEYS = [*INTERNAL_PROVENANCE, *INTERNAL_STORED, "uri", "context_type"]
 #: Every provenance key: the core's ``PROVENANCE_KEYS`` plus ``retrieval_score``.

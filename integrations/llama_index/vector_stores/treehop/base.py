@@ -51,7 +51,7 @@ from pydantic_core import PydanticSerializationError
 
 from llama_index.retrievers.treehop.adapters import TreehopEmbedding, as_treehop_embedder
 from llama_index.retrievers.treehop.filters import TAGS_KEY, to_treehop_filters
-from llama_index.retrievers.treehop.nodes import NODE_STORAGE_KEYS, PROVENANCE
+from llama_index.retrievers.treehop.nodes import NODE_STORAGE_KEYS, PROVENANCE, stored_datetime
 from treehop import MatchedContext, Treehop
 from treehop import integration_kit as kit
 from treehop import uri as urimod
@@ -247,9 +247,13 @@ class TreehopVectorStore(kit.IndexedStore, BasePydanticVectorStore):
     def _passage(self, node: BaseNode) -> Passage:
         if not isinstance(node, BaseNode):
             raise InvalidQueryError(f"expected llama_index nodes, got {type(node).__name__}")
-        # (a numpy number as the Python number it equals: kit.plain_metadata; LlamaIndex's
-        # node_to_metadata_dict raised a raw PydanticSerializationError for one)
-        own = kit.plain_metadata(kit.without_result_keys(node.metadata, PROVENANCE))
+        # (a numpy number or array as the Python value it equals, a datetime / datetime64
+        # as the ISO text node_to_metadata_dict writes: kit.plain_metadata; LlamaIndex's
+        # dump raised a raw PydanticSerializationError for numpy, and wrote a NaN as null:
+        # refused naming the key instead)
+        own = kit.plain_metadata(
+            kit.without_result_keys(node.metadata, PROVENANCE), datetimes=stored_datetime
+        )
         if own is not node.metadata:
             # A treehop retriever's node (results copied into a store): its scores and
             # place in the other search are not stored as the copy's metadata. (Or values
