@@ -379,6 +379,10 @@ change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py
   ``<h2>`` and ``<h3>``, told apart by a rule): every question deleted
   (:func:`split_zoneminder_faq`), beside the tree's other pages. Built in stop 65 and
   measured once: an untuned check (helper heldout68).
+* ``xastir-faq``: Xastir's FAQ (Debian ``xastir``, ``FAQ.gz``: plain text, a list of the
+  questions, then ~62 numbered entries under five numbered groups): every question and the
+  list of them deleted (:func:`split_xastir_faq`), beside the package's notes and man pages.
+  Built in stop 66 and measured once: an untuned check (helper heldout69).
 * ``xboard-faq``: XBoard and WinBoard's FAQ (Debian ``xboard``, ``FAQ.html``: hand-written
   HTML, ~60 labelled ``<h3>`` questions under four ``<h2>`` groups): every question and the
   contents lists deleted (:func:`split_xboard_faq`), beside the engine protocol page, the
@@ -520,6 +524,7 @@ HELD_OUT_SETS = (
     "libstdcxx-faq",
     "slony-faq",
     "zoneminder-faq",
+    "xastir-faq",
 )
 """Natural-question sets that no screening script reads by default (``--sets`` names them):
 measured once per change as an untuned check of whether a method chosen on the sets above
@@ -12664,6 +12669,163 @@ def zoneminder_faq_set() -> NaturalSet:
     )
 
 
+# --------------------------------------------------------------------------------------
+# A plain-text FAQ: a list of the questions, then the answers under numbered groups (Xastir)
+# --------------------------------------------------------------------------------------
+
+XASTIR_PACKAGE = "xastir"
+XASTIR_DOC = "usr/share/doc/xastir"
+XASTIR_FAQ = "FAQ.gz"
+"""Xastir's FAQ as its developers keep it (the source's ``FAQ``; Debian's ``xastir``,
+``/usr/share/doc/xastir/FAQ.gz``, plain text): a centred title and a paragraph, a part headed
+"The Questions" (every group and question again, numbered and indented), then a part headed
+"The Answers": group titles at column 0 (``4. Running Xastir``) over entries, each a number
+of the group's (``4.12``, ``3.1a``, ``3.2.``) and its question, indented, wrapped onto deeper
+lines up to a blank line, then its answer indented (paragraphs, numbered lists, commands),
+and a trailer after a line of dashes. Users' questions and problem reports ("4.33 Fedora 12
+right-click menus don't work.")."""
+XASTIR_TEXTS = (
+    "README.gz",
+    "README.Getting-Started.gz",
+    "README.MAPS.gz",
+    "README.OSM_maps.gz",
+    "README.GIT.gz",
+    "README.sudo",
+    "README.Debian",
+    "CONTRIBUTING.md.gz",
+    "UPGRADE",
+    "AUTHORS",
+)
+"""The package's notes in the FAQ's folder (the README, getting started, maps, OpenStreetMap
+maps, Git, sudo, Debian's note, contributing, upgrading, the authors): in, as text. Left
+out: ``NEWS.gz`` (release notes, as freeciv's and xboard's), the changelogs, the licences
+(``COPYING``, ``COPYING.LIB.LESSTIF``, ``LICENSE``) and the copyright."""
+XASTIR_MAN = (
+    "usr/share/man/man1/xastir.1.gz",
+    "usr/share/man/man1/callpass.1.gz",
+    "usr/share/man/man1/xastir_udp_client.1.gz",
+    "usr/share/man/man1/testdbfawk.1.gz",
+)
+"""The package's man pages (the program and its three helpers): in under ``man/`` up to the
+page limit."""
+XASTIR_MAX_PAGE_CHARS = 150_000
+"""A note or man page over this stays out and is named (the value the other sets use, not
+chosen for this set)."""
+_XASTIR_QUESTIONS = re.compile(r"^[ \t]*The Questions[ \t]*$")
+_XASTIR_ANSWERS = re.compile(r"^[ \t]*The Answers[ \t]*$")
+_XASTIR_GROUP = re.compile(r"^(\d+)\.[ \t]+(\S.*)$")
+_XASTIR_ENTRY = re.compile(r"^[ \t]+(\d+)\.(\d+[a-z]?)\.?[ \t]+(\S.*)$")
+_XASTIR_RULE = re.compile(r"^-{3,}[ \t]*$")
+
+
+def split_xastir_faq(text: str) -> tuple[str, list[tuple[str, str, str]]]:
+    """Xastir's ``FAQ`` (plain text) -> (the FAQ as one markdown page without its questions
+    or its list of them, [(number, question, answer)]), in one pass over the lines.
+
+    The lines from one reading "The Questions" up to one reading "The Answers" (the list of
+    every question; both lines, and the dashes under the second, with it) leave the page;
+    without those two lines nothing is asked and the text stays whole. After them: a line at
+    column 0 opening with a number and a dot (``4. Running Xastir``) is a group's title,
+    kept as a ``##`` heading. An
+    indented line opening with that group's number, a dot and a number (``4.12``,
+    ``3.1a``, ``3.2.``) is an entry: its text and the non-blank lines after it up to a
+    blank line (a question wraps onto deeper lines), spaces folded, is the question and
+    leaves the page; the lines after it up to the next entry, group title or line of dashes
+    at column 0 (an indented one underlines a heading in an answer), dedented, are its
+    answer. Another group's number, or a number before any group, is
+    answer text (a list item, an address). An entry with no answer text stays as text and
+    asks nothing; after a line of dashes everything stays (the trailer). Ids are the numbers
+    (``4.12``, ``3.1a``), a repeat ``-2``. Each line is read once: linear."""
+    lines = text.split("\n")
+    start = next((i for i, ln in enumerate(lines) if _XASTIR_QUESTIONS.match(ln)), None)
+    begin = next(
+        (i for i in range(start or 0, len(lines)) if _XASTIR_ANSWERS.match(lines[i])), None
+    )
+    if start is None or begin is None:
+        return _joined_parts([text.strip()]), []
+    page: list[str] = ["\n".join(ln.rstrip() for ln in lines[:start]).strip()]
+    qa: list[tuple[str, str, str]] = []
+    seen: dict[str, int] = {}
+    group: str | None = None
+    entry: tuple[str, str] | None = None
+    body: list[str] = []
+
+    def close() -> None:
+        """The open entry's answer (or the text before the first entry) to the page."""
+        rest = re.sub(r"\n{3,}", "\n\n", textwrap.dedent("\n".join(body)).strip())
+        if entry is None:
+            page.append(rest)
+        elif rest:
+            qa.append((_repeat_id(seen, entry[0]), entry[1], rest))
+            page.append(rest)
+        else:
+            page.append(f"{entry[0]} {entry[1]}")
+        body.clear()
+
+    i = begin + 1
+    if i < len(lines) and _XASTIR_RULE.match(lines[i]):
+        i += 1  # the heading's underline
+    while i < len(lines):
+        line = lines[i].rstrip()
+        i += 1
+        head = _XASTIR_GROUP.match(line)
+        item = _XASTIR_ENTRY.match(line)
+        if head is not None:
+            close()
+            group, entry = head.group(1), None
+            page.append(f"## {group} {_norm(head.group(2))}")
+        elif item is not None and item.group(1) == group:
+            close()
+            words = [item.group(3)]
+            while i < len(lines) and lines[i].strip():
+                words.append(lines[i])
+                i += 1
+            entry = (f"{item.group(1)}.{item.group(2)}", _norm(" ".join(words)))
+        elif _XASTIR_RULE.match(line):
+            close()
+            entry = None
+            page.append("\n".join(ln.rstrip() for ln in lines[i - 1 :]).strip())
+            break
+        else:
+            body.append(line)
+    else:
+        close()
+    return _joined_parts(page), qa
+
+
+def xastir_faq_set() -> NaturalSet:
+    """Xastir's FAQ (Debian ``xastir``, ``FAQ.gz``: ~62 numbered questions in five groups,
+    "4.6 Who is this APX190 guy who all my stuff is getting sent to? ...") as one page
+    ``FAQ.md`` with every question and the list of them deleted
+    (:func:`split_xastir_faq`), beside the package's notes (:data:`XASTIR_TEXTS`, as text)
+    and its man pages (:data:`XASTIR_MAN`), each up to :data:`XASTIR_MAX_PAGE_CHARS`. Ids
+    are the FAQ's numbers (``xastir-faq:4.12``). Entries whose answer is under
+    :data:`MIN_ANSWER_WORDS` words are left out and named. Built in stop 66 and measured
+    once, with no change to the retriever: an untuned check (helper heldout69)."""
+    root, doc, faq_path = _packaged_doc(XASTIR_PACKAGE, XASTIR_DOC, XASTIR_FAQ)
+    text, qa = split_xastir_faq(_doc_text(faq_path, "utf-8"))
+    files = {"FAQ.md": text}
+    asked = _faq_questions("xastir-faq", qa, "FAQ.md")
+    notes = _add_notes(files, doc, XASTIR_TEXTS)
+    notes += [f"man/{m}.md" for m in _add_man_pages(files, root, XASTIR_MAN)]
+    kept, too_long = _drop_too_long(files, notes, XASTIR_MAX_PAGE_CHARS)
+    return _judged_package_set(
+        "xastir-faq",
+        root,
+        files,
+        asked,
+        lambda version, unjudged: (
+            f"Xastir FAQ from {XASTIR_PACKAGE} {version} (FAQ.gz, one page; its {len(qa)} "
+            "numbered questions and the list of them deleted, the group titles kept) + the "
+            f"notes and the man pages ({len(kept)} files; left out, over "
+            f"{XASTIR_MAX_PAGE_CHARS} chars: {', '.join(too_long) or 'none'}); NEWS, "
+            "changelogs, licences and copyright out; answer = the text after the question up "
+            "to the next entry, group title or rule; left out, answer under "
+            f"{MIN_ANSWER_WORDS} words: {' | '.join(unjudged) or 'none'}"
+        ),
+    )
+
+
 BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "django-faq": lambda emb: django_faq_set(),
     "gitfaq": lambda emb: gitfaq_set(),
@@ -12745,6 +12907,7 @@ BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "libstdcxx-faq": lambda emb: libstdcxx_faq_set(),
     "slony-faq": lambda emb: slony_faq_set(),
     "zoneminder-faq": lambda emb: zoneminder_faq_set(),
+    "xastir-faq": lambda emb: xastir_faq_set(),
     "cranfield": cranfield_set,
     "pytest-derived": lambda emb: pytest_derived_set(),
 }
