@@ -383,6 +383,11 @@ change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py
   questions, then ~62 numbered entries under five numbered groups): every question and the
   list of them deleted (:func:`split_xastir_faq`), beside the package's notes and man pages.
   Built in stop 66 and measured once: an untuned check (helper heldout69).
+* ``cython-faq``: Cython's FAQ (the PyPI sdist ``cython`` 3.3.1, ``docs/src/userguide/faq.rst``:
+  reStructuredText, ~40 questions under four group titles; the first set not read from a
+  Debian package, :func:`fetch_pypi_sdist`): every question deleted (:func:`split_cython_faq`),
+  beside the docs' other ``.rst`` pages as markdown (:func:`rst_to_markdown`). Built in stop
+  66 and measured once: an untuned check (helper heldout70).
 * ``xboard-faq``: XBoard and WinBoard's FAQ (Debian ``xboard``, ``FAQ.html``: hand-written
   HTML, ~60 labelled ``<h3>`` questions under four ``<h2>`` groups): every question and the
   contents lists deleted (:func:`split_xboard_faq`), beside the engine protocol page, the
@@ -432,6 +437,9 @@ import itertools
 import posixpath
 import re
 import shutil
+import subprocess
+import sys
+import tarfile
 import textwrap
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field, replace
@@ -525,6 +533,7 @@ HELD_OUT_SETS = (
     "slony-faq",
     "zoneminder-faq",
     "xastir-faq",
+    "cython-faq",
 )
 """Natural-question sets that no screening script reads by default (``--sets`` names them):
 measured once per change as an untuned check of whether a method chosen on the sets above
@@ -12826,6 +12835,227 @@ def xastir_faq_set() -> NaturalSet:
     )
 
 
+# --------------------------------------------------------------------------------------
+# A PyPI project's own FAQ in the documentation sources its sdist ships (Cython)
+# --------------------------------------------------------------------------------------
+
+
+def fetch_pypi_sdist(project: str, version: str) -> Path:
+    """A PyPI project's source distribution unpacked into the cache
+    (``pypi/<project>-<version>/``, the archive kept in ``pypi/downloads/``): its root, with a
+    ``.bench-unpacked`` marker holding the version, as :func:`datasets.fetch_debian_package`
+    leaves a package. Offline first: an unpacked tree is reused, then an archive already in
+    ``downloads/``; only without both is the ordinary client asked (``pip download --no-deps
+    --no-binary :all:``, nothing installed). The version is pinned by the caller so that a
+    rebuild reads the same text. Raises ``FileNotFoundError`` with a hint when it cannot."""
+    root = ds.CACHE_DIR / "pypi" / f"{project}-{version}"
+    marker = root / ".bench-unpacked"
+    if marker.is_file():
+        return root
+    work = ds.ensure_cache_dir(ds.CACHE_DIR / "pypi" / "downloads")
+    archive = work / f"{project}-{version}.tar.gz"
+    hint = (
+        f"could not fetch the sdist {project}=={version}: download it yourself (pip download "
+        f"--no-deps --no-binary :all: {project}=={version}) into {work}"
+    )
+    if not archive.is_file():
+        cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:"]
+        cmd += ["--no-build-isolation", "--dest", str(work), f"{project}=={version}"]
+        try:
+            subprocess.run(cmd, check=True, capture_output=True, timeout=600)
+        except (subprocess.SubprocessError, OSError) as exc:
+            raise FileNotFoundError(f"{hint} ({exc})") from exc
+    if not archive.is_file():
+        raise FileNotFoundError(hint + " (no sdist was written)")
+    if root.exists():
+        shutil.rmtree(root)
+    root.mkdir(parents=True)
+    with tarfile.open(archive) as tar:
+        tar.extractall(root, filter="data")  # no links out, no absolute paths
+    marker.write_text(version + "\n")
+    return root
+
+
+_RST_ADORNMENT = re.compile(r"^([!-/:-@\[-`{-~])\1{2,}\s*$")
+_RST_TARGET = re.compile(r"^\.\. _[^:`]+:\s*$")
+_RST_ROLE = re.compile(r":[\w.+-]+:`([^`<]*?)\s*(?:<[^`>]*>)?`")
+
+
+def rst_to_markdown(text: str) -> str:
+    """reStructuredText source -> the same text with markdown headings, in one pass over
+    the lines. A section title (a line at column 0 after a blank line or the start, under a
+    line of one repeated punctuation character, or between two equal such lines) becomes
+    ``#`` x its level, the level being the order in which the file first uses that
+    adornment (as reStructuredText decides it); the adornment lines go. A transition (such a
+    line between blank lines) and an internal hyperlink target (``.. _name:``) go too. Every
+    other line is kept as written (directives, inline markup, indented literal blocks: a
+    title is never indented, so code is never read as one)."""
+    lines = text.replace("\r\n", "\n").split("\n")
+    styles: list[tuple[str, bool]] = []
+    out: list[str] = []
+
+    def heading(title: str, style: tuple[str, bool]) -> None:
+        if style not in styles:
+            styles.append(style)
+        out.append("#" * min(styles.index(style) + 1, 6) + " " + _norm(title))
+
+    i = 0
+    n = len(lines)
+    while i < n:
+        line = lines[i]
+        after_blank = i == 0 or not lines[i - 1].strip()
+        adorn = _RST_ADORNMENT.match(line)
+        if (
+            adorn
+            and after_blank
+            and i + 2 < n
+            and lines[i + 1].strip()
+            and not _RST_ADORNMENT.match(lines[i + 1])
+            and lines[i + 2].rstrip() == line.rstrip()
+        ):
+            heading(lines[i + 1], (adorn.group(1), True))
+            i += 3
+            continue
+        under = _RST_ADORNMENT.match(lines[i + 1]) if i + 1 < n else None
+        if (
+            under
+            and after_blank
+            and line.strip()
+            and not line[0].isspace()
+            and not adorn
+            and (i + 2 >= n or not lines[i + 2].strip() or not _RST_ADORNMENT.match(lines[i + 2]))
+        ):
+            heading(line, (under.group(1), False))
+            i += 2
+            continue
+        if adorn and after_blank and (i + 1 >= n or not lines[i + 1].strip()):
+            i += 1  # a transition
+            continue
+        if not _RST_TARGET.match(line):
+            out.append(line.rstrip())
+        i += 1
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(out)).strip() + "\n"
+
+
+def rst_plain(text: str) -> str:
+    """A reStructuredText title as a reader types it: inline literals and roles to their
+    text (``:ref:`the docs <label>``` -> "the docs"), the markup characters gone."""
+    text = _RST_ROLE.sub(r"\1", text)
+    text = text.replace("``", "")
+    text = re.sub(r"`([^`]*)`_{0,2}", r"\1", text)
+    return _norm(text.replace("\\", ""))
+
+
+CYTHON_PROJECT = "cython"
+CYTHON_VERSION = "3.3.1"
+CYTHON_DOC = f"cython-{CYTHON_VERSION}/docs"
+CYTHON_FAQ = "src/userguide/faq.rst"
+"""Cython's FAQ as its developers keep it (``docs/src/userguide/faq.rst``, reStructuredText,
+"migrated from the wiki on github"): a title "FAQ", four group titles ("Basics", "How do I
+...?", "Explanations", "About the project") over ~40 question titles ending with "?", most
+answers opening with "**Answer**:" and separated by transitions; one answer carries three
+file-name sub-sections ("slurp.h", "cslurp.c", "slurp.pyx") one level deeper. Which title
+asks is decided by a rule (:func:`split_cython_faq`), not a list."""
+CYTHON_SKIP = ("src/changes.rst",)
+"""The documentation sources left out: the changelog page (one ``.. include::`` of the
+project's ``CHANGES.rst``, release entries). Every other ``*.rst`` under ``docs/`` is in (the
+front page, the contributing notes, quickstart, tutorial, user guide, reference and
+developer guide); ``docs/examples/`` (code the pages include), the two include snippets
+without a suffix, images, notebooks and ``conf.py`` are out."""
+CYTHON_MAX_PAGE_CHARS = 150_000
+"""A converted page over this stays out and is named (the value the other sets use, not
+chosen for this set)."""
+_CY_TRAILING = " \t)]\"'\u201d\u2019"
+
+
+def split_cython_faq(rst: str) -> tuple[str, list[tuple[str, str, str]]]:
+    """Cython's FAQ page (reStructuredText) -> (the page as markdown without its questions,
+    [(id, question, answer)]).
+
+    The page goes through :func:`rst_to_markdown`; then its headings in order, each up to
+    the next heading. A heading below the page's title (level 2 and deeper) that is not
+    inside an open question asks when its title ends with "?" (closing quotes and brackets
+    aside) **and** it has text of its own before the next heading: a group title ("How do I
+    ...?", holding only questions) asks nothing. An asking heading leaves the page; its
+    answer, kept in the page, is the text after it up to the next heading of its level or
+    higher, its deeper sub-sections included as headings. The question is the title as a
+    reader types it (:func:`rst_plain`). Ids are the question's slug, a repeat ``-2``. One
+    pass over the lines."""
+    lines = rst_to_markdown(rst).split("\n")
+    heads = [(k, m) for k, line in enumerate(lines) if (m := _HEADING.match(line))]
+    starts = [k for k, _ in heads] + [len(lines)]
+    levels = [len(m.group(1)) for _, m in heads]
+    parts = ["\n".join(lines[: starts[0]]).strip()]
+    qa: list[tuple[str, str, str]] = []
+    seen: dict[str, int] = {}
+    j = 0
+    while j < len(heads):
+        (k, m), level = heads[j], levels[j]
+        question = rst_plain(m.group(2))
+        own = "\n".join(lines[k + 1 : starts[j + 1]]).strip()
+        nxt = j + 1
+        if level >= 2 and own and question.rstrip(_CY_TRAILING).endswith("?"):
+            while nxt < len(heads) and levels[nxt] > level:
+                nxt += 1  # the answer's own sub-sections
+            answer = re.sub(r"\n{3,}", "\n\n", "\n".join(lines[k + 1 : starts[nxt]])).strip()
+            qa.append((_repeat_id(seen, _slug(question)), question, answer))
+            parts.append(answer)
+            j = nxt
+            continue
+        parts.append("\n".join(lines[k : starts[j + 1]]).strip())
+        j = nxt
+    return _joined_parts(parts), qa
+
+
+def cython_faq_set() -> NaturalSet:
+    """Cython's FAQ as its sdist ships it (PyPI ``cython`` :data:`CYTHON_VERSION`,
+    ``docs/src/userguide/faq.rst``: ~40 questions, "How do I pickle cdef classes?", "Is
+    Cython faster than CPython?", under four group titles) with every question deleted
+    (:func:`split_cython_faq`), beside every other reStructuredText page of ``docs/``
+    (:data:`CYTHON_SKIP` out; each through :func:`rst_to_markdown`, up to
+    :data:`CYTHON_MAX_PAGE_CHARS`). The first set not read from a Debian package: fetched
+    with :func:`fetch_pypi_sdist`, offline first. Ids are the questions' slugs
+    (``cython-faq:how-do-i-pickle-cdef-classes``). Entries whose answer is under
+    :data:`MIN_ANSWER_WORDS` words are left out and named. Built in stop 66 and measured
+    once, with no change to the retriever: an untuned check (helper heldout70)."""
+    root = fetch_pypi_sdist(CYTHON_PROJECT, CYTHON_VERSION)
+    doc = root / CYTHON_DOC
+    faq_path = doc / CYTHON_FAQ
+    if not faq_path.is_file():
+        raise FileNotFoundError(f"no {CYTHON_FAQ} under {doc}")
+    text, qa = split_cython_faq(faq_path.read_text(encoding="utf-8"))
+    faq_rel = CYTHON_FAQ.removesuffix(".rst") + ".md"
+    files = {faq_rel: text}
+    asked = _faq_questions("cython-faq", qa, faq_rel)
+    skip = {CYTHON_FAQ, *CYTHON_SKIP}
+    too_long: list[str] = []
+    for path in sorted(doc.rglob("*.rst")):
+        rel = path.relative_to(doc).as_posix()
+        if rel in skip or rel.startswith(("examples/", "_")):
+            continue
+        page = rst_to_markdown(path.read_text(encoding="utf-8", errors="replace"))
+        if len(page) > CYTHON_MAX_PAGE_CHARS:
+            too_long.append(rel)
+            continue
+        files[rel.removesuffix(".rst") + ".md"] = page
+    return _judged_package_set(
+        "cython-faq",
+        root,
+        files,
+        asked,
+        lambda version, unjudged: (
+            f"Cython FAQ from the PyPI sdist cython {version} (docs/{CYTHON_FAQ}, "
+            f"reStructuredText, {len(qa)} questions deleted: a heading below the title asks "
+            "when it ends with '?' and has its own text, outside an open question; group "
+            f"titles kept) + the docs' other .rst pages as markdown ({len(files) - 1} files; "
+            f"{', '.join(CYTHON_SKIP)}, examples/ out; left out, over "
+            f"{CYTHON_MAX_PAGE_CHARS} chars: {', '.join(too_long) or 'none'}); answer = the "
+            "text under a question up to the next heading of its level or higher; left out, "
+            f"answer under {MIN_ANSWER_WORDS} words: {' | '.join(unjudged) or 'none'}"
+        ),
+    )
+
+
 BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "django-faq": lambda emb: django_faq_set(),
     "gitfaq": lambda emb: gitfaq_set(),
@@ -12908,6 +13138,7 @@ BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "slony-faq": lambda emb: slony_faq_set(),
     "zoneminder-faq": lambda emb: zoneminder_faq_set(),
     "xastir-faq": lambda emb: xastir_faq_set(),
+    "cython-faq": lambda emb: cython_faq_set(),
     "cranfield": cranfield_set,
     "pytest-derived": lambda emb: pytest_derived_set(),
 }
