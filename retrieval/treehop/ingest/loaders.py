@@ -93,8 +93,10 @@ JavaScript project) they are read as code. A file given by itself is always read
 ``Treehop(skip_suffixes=...)`` (``treehop index --skip-suffixes``) sets the list (``()``:
 read every text file). In a walk holding HTML pages, a Sphinx build's ``_sources/*.txt``
 (each page's source again) is skipped too, as are its generated pages and ``viewcode``'s
-``_modules/`` source pages beside its ``searchindex.js``, and MkDocs'
-``search/search_index.json`` beside its ``sitemap.xml.gz``. Skipped files are named in
+``_modules/`` source pages beside its ``searchindex.js``, MkDocs'
+``search/search_index.json`` beside its ``sitemap.xml.gz``, and Hugo's, Docusaurus' and
+Jekyll's search data at the top of a site whose ``index.html`` names that generator
+(``_site_search_data``). Skipped files are named in
 ``AddResult.skipped_other``."""
 SITE_ONLY_SUFFIXES = frozenset({".js", ".mjs"})
 """The members of a skip list that are skipped only in a walk holding HTML pages."""
