@@ -642,7 +642,55 @@ _TYPE_KEYS = ("file_type", "mime_type", "content_type", "mimetype")
 _NAME_KEYS = ("file_name", "file_path", "source", "filename", "url")
 _SNIFF = 4096
 _DOC_START = re.compile(r"\s*(?:<\?xml[^>]{0,200}>\s*)?<(?:!doctype\s+html|html[\s>])", re.I)
-_A_TAG = re.compile(r"<(?:p|div|h[1-6]|body|head|table|ul|section|article|span|a)[\s>/]", re.I)
+_ELEMENTS = (
+    r"(?:a|abbr|article|aside|b|blockquote|body|br|caption|cite|code|dd|details|dfn|div|dl|dt|"
+    r"em|figcaption|figure|footer|form|h[1-6]|head|header|hr|i|img|kbd|li|link|main|meta|nav|"
+    r"ol|p|pre|samp|script|section|small|span|strong|style|sub|summary|sup|table|tbody|td|"
+    r"tfoot|th|thead|title|tr|tt|u|ul|var)"
+)
+_MARKUP_TAG = re.compile(
+    # an element's tag at a line's start or right after another tag (``</dt><dd>``)
+    rf"(?:^|>)[ \t]*</?{_ELEMENTS}[\s>/]"
+    # a tag with an attribute (``<dt id="x">``, ``<a href=...>``)
+    rf"|<{_ELEMENTS}[ \t\n]{{1,20}}[A-Za-z][\w:.-]{{0,40}}[ \t\n]{{0,20}}="
+    # an element closed right around its text (``<b>x</b>``)
+    rf"|<({_ELEMENTS})>(?:\S[^<\n]{{0,200}}?)?</\1>",
+    re.I | re.M,
+)
+"""Tags that read as markup, not as a tag *named* in prose ("use the ``<li>`` element"): at
+a line's start, next to another tag, with an attribute, or closing around their text. Each
+alternative is bounded from its start, so a scan is linear."""
+_FENCE_LINE = re.compile(r"[ ]{0,3}(?:```|~~~)")
+_CODE_SPAN = re.compile(r"`[^`\n]{1,200}`")
+
+
+def _without_markdown_code(head: str) -> str:
+    """``head`` without Markdown code: fenced blocks (from a fence line to the next) and
+    inline code spans, where a Markdown text shows markup as an example."""
+    if "`" not in head and "~~~" not in head:
+        return head
+    kept: list[str] = []
+    fenced = False
+    for line in head.split("\n"):
+        if _FENCE_LINE.match(line):
+            fenced = not fenced
+        elif not fenced:
+            kept.append(line)
+    return _CODE_SPAN.sub(" ", "\n".join(kept))
+
+
+def looks_like_markup(text: str) -> bool:
+    """Whether ``text`` (its first few KB) holds HTML markup, not text that names a tag:
+    some element's tag reads as markup (:data:`_MARKUP_TAG`) outside Markdown code.
+
+    Why not any tag (as before): a piece of a raw page made only of ``<dl>`` / ``<dt>`` /
+    ``<dd>`` / ``<li>`` markup (a Sphinx API page's signature, a contents list) was not
+    recognised and was stored as its tags (helper usage75), while a flattened page or a
+    Markdown text whose prose says "use the ``<p>`` element", or whose code block shows
+    ``<ul>``, was converted as markup and lost those words."""
+    return _MARKUP_TAG.search(_without_markdown_code(text[:_SNIFF])) is not None
+
+
 _NAV_WORDS = frozenset({"prev", "previous", "up", "next", "home", "top", "contents", "index"})
 _NAV_LINE = re.compile(r"[A-Za-z]{2,8}")
 _NAV_SPAN = 16
@@ -676,12 +724,14 @@ def _named_html(metadata: Mapping[str, Any]) -> bool:
 
 def is_html(text: str, metadata: Mapping[str, Any]) -> bool:
     """Whether ``text`` is HTML markup to convert: a page that starts like one
-    (``<!DOCTYPE html>``, ``<html>``), or markup whose metadata names an HTML page. Only the
-    first few KB are looked at (linear, and cheap on a large batch)."""
+    (``<!DOCTYPE html>``, ``<html>``), or markup (:func:`looks_like_markup`) whose metadata
+    names an HTML page. Only the first few KB are looked at (linear, and cheap on a large
+    batch). Text whose metadata names no HTML page is markup only when it starts like a page:
+    a Markdown README opening with ``<div align="center">`` stays Markdown."""
     head = text[:_SNIFF]
     if _DOC_START.match(head):
         return True
-    return _named_html(metadata) and _A_TAG.search(head) is not None
+    return _named_html(metadata) and looks_like_markup(head)
 
 
 def _nav_only(line: str) -> bool:

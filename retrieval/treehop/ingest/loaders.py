@@ -93,8 +93,10 @@ JavaScript project) they are read as code. A file given by itself is always read
 ``Treehop(skip_suffixes=...)`` (``treehop index --skip-suffixes``) sets the list (``()``:
 read every text file). In a walk holding HTML pages, a Sphinx build's ``_sources/*.txt``
 (each page's source again) is skipped too, as are its generated pages and ``viewcode``'s
-``_modules/`` source pages beside its ``searchindex.js``, and MkDocs'
-``search/search_index.json`` beside its ``sitemap.xml.gz``. Skipped files are named in
+``_modules/`` source pages beside its ``searchindex.js``, MkDocs'
+``search/search_index.json`` beside its ``sitemap.xml.gz``, and Hugo's, Docusaurus' and
+Jekyll's search data at the top of a site whose ``index.html`` names that generator
+(``_site_search_data``). Skipped files are named in
 ``AddResult.skipped_other``."""
 SITE_ONLY_SUFFIXES = frozenset({".js", ".mjs"})
 """The members of a skip list that are skipped only in a walk holding HTML pages."""
@@ -202,6 +204,71 @@ def _is_mkdocs_index(rel: str, marked: set[str]) -> bool:
     return (head == "" or head.endswith("/")) and head[:-1] in marked
 
 
+_SITE_SEARCH = re.compile(
+    r"(?:(?:assets/)?js/|assets/)?"
+    r"(?:[a-z]{2}(?:[-_][a-z]{2,4})?\.)?"
+    r"(?:index|search|lunr|search[-_]?(?:index|data|doc)|lunr[-_]index|offline-search-index)"
+    r"(?:[-.][0-9a-z]{1,64}){0,4}\.json"
+)
+"""The search data a static-site generator writes at its site's top (or under
+``assets/js/``, ``assets/``, ``js/``) as one JSON document of every page's text: Hugo's
+home page JSON output (``index.json``, what its search themes read), Docsy's
+``offline-search-index.<hash>.json``, Docusaurus' local-search plugins
+(``search-index.json``, ``search-index-<hash>.json``, ``search-doc-<n>.json``,
+``lunr-index-<n>.json``), Jekyll's ``search.json`` / ``search_data.json`` and Just the
+Docs' ``assets/js/search-data.json``; a language prefix (``en.``) or a hash suffix allowed.
+Matched against a path relative to the site's top folder, lower-cased."""
+_META_TAG = re.compile(r"<meta\b[^>]{0,600}>", re.I)
+_SITE_GENERATORS = re.compile(r"content\s*=\s*[\"']?(?:hugo|docusaurus|jekyll)\b", re.I)
+_GENERATOR_SNIFF = 32_768
+"""How much of a site's top ``index.html`` is read for its generator (the ``<head>``)."""
+
+
+def _site_generated(root: str, folder: str) -> bool:
+    """Whether ``folder``'s ``index.html`` (under the walk's ``root``) says in its
+    ``<meta name="generator">`` that Hugo, Docusaurus or Jekyll built it (each writes that tag:
+    Docusaurus always, Hugo's and Jekyll's themes through ``hugo.Generator`` and
+    ``jekyll-seo-tag``). The marker that tells their search data from a user's own
+    ``index.json`` / ``search.json``: only a generator's site folder holds one."""
+    path = os.path.join(root, folder, "index.html") if folder else os.path.join(root, "index.html")
+    try:
+        with open(path, "rb") as f:
+            head = f.read(_GENERATOR_SNIFF).decode("utf-8", "replace")
+    except OSError:
+        return False
+    return any(
+        "generator" in m.group().lower() and _SITE_GENERATORS.search(m.group()) is not None
+        for m in _META_TAG.finditer(head)
+    )
+
+
+def _site_search_data(rels: list[str], root: str) -> set[str]:
+    """The files of a walk (relative paths) that are a Hugo / Docusaurus / Jekyll build's
+    search data (:data:`_SITE_SEARCH` below a folder whose ``index.html`` names one of them
+    as its generator, :func:`_site_generated`). Each folder's page is read once, and only
+    for a folder holding such a name."""
+    pages = {r.rpartition("/")[0] for r in rels if r.rpartition("/")[2].lower() == "index.html"}
+    found: set[str] = set()
+    checked: dict[str, bool] = {}
+    for r in rels:
+        low = r.lower()
+        if not low.endswith(".json"):
+            continue
+        parts = low.split("/")
+        for depth in (1, 2, 3):  # (the site's top: this file's folder, or 1-2 levels up)
+            if depth > len(parts):
+                break
+            folder = "/".join(r.split("/")[: len(parts) - depth])
+            if folder not in pages or not _SITE_SEARCH.fullmatch("/".join(parts[-depth:])):
+                continue
+            if folder not in checked:
+                checked[folder] = _site_generated(root, folder)
+            if checked[folder]:
+                found.add(r)
+                break
+    return found
+
+
 def _sphinx_folders(rels: list[str]) -> set[str]:
     """The folders of a walk that hold ``searchindex.js`` (``""``: the top)."""
     return {r.rpartition("/")[0] for r in rels if r.rpartition("/")[2].lower() == _SPHINX_MARK}
@@ -219,18 +286,24 @@ def skipped_for_suffix(rel: str, skip: frozenset[str]) -> bool:
     low = rel.lower()
     if low == _MKDOCS_INDEX or low.endswith(f"/{_MKDOCS_INDEX}"):
         return True
+    if ext == ".json" and any(
+        _SITE_SEARCH.fullmatch("/".join(low.split("/")[-d:])) for d in (1, 2, 3)
+    ):
+        return True  # (a static-site generator's search data, :func:`_site_search_data`)
     if ext == ".html" and (low.startswith(_SPHINX_MODULES) or f"/{_SPHINX_MODULES}" in low):
         return True
     return _SPHINX_GENERATED.fullmatch(rel.rpartition("/")[2].lower()) is not None
 
 
 def drop_skipped_suffixes(
-    rels: list[str], skip: frozenset[str], report: LoadReport
+    rels: list[str], skip: frozenset[str], report: LoadReport, root: str | None = None
 ) -> npt.NDArray[np.bool_] | None:
     """Which of a folder walk's files ``skip`` keeps (None: all of them), the others named
     in ``report.skipped_other``. A member of :data:`SITE_ONLY_SUFFIXES` counts only when the
     walk holds an HTML page, as does a Sphinx build's ``_sources/`` copy of its pages
-    (:func:`_is_sphinx_copy`; kept with an empty skip list)."""
+    (:func:`_is_sphinx_copy`; kept with an empty skip list), and so does a Hugo / Docusaurus
+    / Jekyll build's search data (:func:`_site_search_data`; read from ``root``, the walk's
+    folder: without it, not looked for)."""
     if not skip or not rels:
         return None
     # One lower-cased string of the walk and substring tests (C loops): a re-add of 100k
@@ -247,7 +320,13 @@ def drop_skipped_suffixes(
         if site and f"{_MKDOCS_INDEX}\n" in names and f"{_MKDOCS_MARK}\n" in names
         else set()
     )
-    if not copies and not marked and not mkdocs and not any(f"{x}\n" in names for x in drop):
+    # (Hugo / Docusaurus / Jekyll: their search data, told by each site's index.html)
+    searched = (
+        _site_search_data(rels, root)
+        if site and root is not None and ".json\n" in names and "index.html\n" in names
+        else set()
+    )
+    if not (copies or marked or mkdocs or searched) and not any(f"{x}\n" in names for x in drop):
         return None
     suffixes = [os.path.splitext(r)[1].lower() for r in rels]
     keep = np.fromiter(
@@ -257,6 +336,7 @@ def drop_skipped_suffixes(
             and not (marked and x == ".html" and _sphinx_generated(r, marked))
             and not (modules and x == ".html" and _in_generated_tree(r, marked, _SPHINX_MODULES))
             and not (mkdocs and x == ".json" and _is_mkdocs_index(r, mkdocs))
+            and not (searched and x == ".json" and r in searched)
             for r, x in zip(rels, suffixes, strict=True)
         ),
         dtype=np.bool_,
@@ -830,7 +910,7 @@ def scan_columns(
                 os.close(dir_fd)
     dir_of = np.repeat(np.arange(len(dirs), dtype=i64), np.asarray(counts, i64))
     size_col, mtime_col = np.asarray(sizes, i64), np.asarray(mtimes, i64)
-    keep = drop_skipped_suffixes(rels, skip_suffixes, report)
+    keep = drop_skipped_suffixes(rels, skip_suffixes, report, str(root))
     if exclude:
         # (only when patterns were given: the usual walk pays nothing)
         out = np.fromiter(map(exclude.file, rels), np.bool_, len(rels))

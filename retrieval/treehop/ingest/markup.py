@@ -587,8 +587,33 @@ _SKIP_MARKS = frozenset(
         "navheader",
         "navfooter",
         "toc",
+        # Sphinx's sidebar blocks (basic, classic, alabaster): "Related Topics" with its
+        # "Previous: / Next:" lines, "Previous topic" / "Next topic", "This Page" / "Show
+        # Source", the search form's wrapper; dropped by their class where a piece of a
+        # raw page lost the ``div.sphinxsidebar`` around them (helper leftovers66a)
+        *(
+            "relations",
+            "this-page-menu",
+            "topless",
+            "searchformwrapper",
+        ),
     }
 )
+_RELATION_MARKS = frozenset(
+    {"relations", "this-page-menu", "topless", "searchformwrapper", "searchbox", "search"}
+)
+"""Marks of a dropped Sphinx sidebar block whose heading (``<h3>This Page</h3>``, ``<h4>Next
+topic</h4>``, ``<h3>Quick search</h3>``) stands just before it, outside it: that heading is
+dropped with it (:meth:`_HTMLToMarkdown._drop_nav_heading`)."""
+_NAV_HEADING_MARKS = frozenset({"searchlabel"})
+"""Marks that drop an element even when it is a heading: Sphinx's ``h3#searchlabel`` ("Quick
+search"). (Other marks spare headings: a heading's class names its section's kind.)"""
+_NAV_LABELS = frozenset({"source link"})
+"""``aria-label`` values of Sphinx's sidebar blocks that no class marks: the "This Page /
+Show Source" block (``div role="note" aria-label="source link"``)."""
+_RELATION_TITLES = frozenset({"next chapter", "previous chapter"})
+"""``title`` values of the links of Sphinx's "Previous: / Next:" relations (its templates'
+own attribute): the block holding one is a navigation bar, as with ``rel="next"``."""
 _MAIN_MARKS = frozenset({"body", "document-body", "main-content", "articlebody"})
 _BLOCK = frozenset(
     {
@@ -729,8 +754,10 @@ class _HTMLToMarkdown:
         self.in_jump = 0  # > 0 inside a link to a place on the same page (``href="#..."``)
         self.jump_only = True  # the current block's text is all in such links (so far)
         self.bold = False  # the current block opened a <b>/<strong> (an FAQ's question label)
-        self.nav = False  # the current block holds a link to the next/previous/parent page
+        self.nav = ""  # "rel" / "relation": the current block holds a link to the next /
+        # previous / parent page (a ``rel``, or Sphinx's relation title)
         self.items = 0  # open <ul>/<ol> lists (a contents list's lines are their items)
+        self.heading_at: tuple[int, int] | None = None  # (out, main_out) of a heading just out
 
     # -- output
     def _emit(self, part: str) -> None:
@@ -740,18 +767,38 @@ class _HTMLToMarkdown:
                 main = len(self.main_out) if self.main_depth else -1
                 self.list_gap.mark = (len(self.out), main)
             self.gap, self.list_gap = False, None
+        self.heading_at = None
         self.out.append(part)
         if self.main_depth:
             self.main_out.append(part)
+
+    def _drop_nav_heading(self) -> None:
+        """Take back the heading emitted just before a dropped Sphinx sidebar block, when no
+        text came between (:data:`_RELATION_MARKS`): it is that block's title ("This Page",
+        "Next topic"), left outside it when a text splitter cut the block's opening tag off.
+        (Not when a definition list's entry mark is on it: that mark's index must hold.)"""
+        if self.heading_at is None or "".join(self.line).strip():
+            return
+        i, j = self.heading_at
+        if any(dl.mark is not None and dl.mark[0] == i for dl in self.lists):
+            return
+        part = self.out.pop(i)
+        if j >= 0:
+            self.main_out.pop(j)
+        if part.startswith("\n"):
+            self.gap, self.list_gap = True, None
+        self.heading_at = None
 
     def _end_block(self) -> None:
         text = _collapse("".join(self.line).replace("¶", ""))
         self.line = []
         jumps_only, self.jump_only, self.in_jump = self.jump_only, True, 0
         bold, self.bold = self.bold, False
-        nav, self.nav = self.nav, False
+        nav, self.nav = self.nav, ""
         if not text and bold:  # (an emptied bold question: like an emptied heading)
             self.gap = True
+        if nav == "relation":
+            self._drop_nav_heading()
         if not text or jumps_only or nav:  # (a contents list's line, a Next / Up bar)
             return
         if self.lists:
@@ -773,6 +820,12 @@ class _HTMLToMarkdown:
             return
         marks = _marks(attrs)
         if self._drops(tag, attrs, marks):
+            if (
+                marks & _RELATION_MARKS
+                or attrs.get("role", "").lower() == "search"
+                or attrs.get("aria-label", "").lower() in _NAV_LABELS
+            ):
+                self._drop_nav_heading()
             if tag not in _VOID:
                 self.skip.append((tag, 1))
             return
@@ -801,6 +854,8 @@ class _HTMLToMarkdown:
             tag in _SKIP_TAGS
             or attrs.get("role", "").lower() in _SKIP_ROLES
             or (marks & _SKIP_MARKS and tag not in _HEADINGS)
+            or marks & _NAV_HEADING_MARKS
+            or attrs.get("aria-label", "").lower() in _NAV_LABELS
             or (tag in {"header", "footer"} and not self.main_depth)
             or "hidden" in attrs
             or (tag == "a" and attrs.get("aria-hidden", "").lower() == "true")
@@ -858,7 +913,9 @@ class _HTMLToMarkdown:
             self.bold = True
         elif tag == "a" and self.heading is None:
             if _NAV_RELS & set(attrs.get("rel", "").lower().split()):
-                self.nav = True  # (texi2any's "Next: ..., Previous: ..., Up: ..." bar)
+                self.nav = "rel"  # (texi2any's "Next: ..., Previous: ..., Up: ..." bar)
+            elif attrs.get("title", "").strip().lower() in _RELATION_TITLES:
+                self.nav = "relation"  # (Sphinx's "Previous: X" / "Next: Y" lines)
             href = attrs.get("href", "").strip()
             if href.startswith("#") or (self.items and contents_link(href)):
                 # (a link to a place on this page, anywhere: contents, "back to top"; to a
@@ -888,6 +945,8 @@ class _HTMLToMarkdown:
             text = _collapse("".join(self.heading_buf).replace("¶", ""))
             if text:
                 self._emit("#" * self.heading + " " + text.replace("#", "\\#") + "\n\n")
+                main = len(self.main_out) - 1 if self.main_depth else -1
+                self.heading_at = (len(self.out) - 1, main)
             else:  # an emptied heading still ends the entry before it
                 self.gap = True
             self.heading = None
