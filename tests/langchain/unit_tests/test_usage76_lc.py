@@ -1,0 +1,77 @@
+"""``TreehopVectorStore.delete()`` without ids (helper usage76).
+
+A LangChain user's first hour: ``store.delete()`` (no ids) emptied the whole index under
+``base_uri``, where LangChain's own ``InMemoryVectorStore.delete()`` deletes nothing and FAISS,
+Weaviate and Astra DB refuse the call. Now a typed refusal; ``clear()`` empties the store.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from langchain_core.documents import Document
+from langchain_core.vectorstores import InMemoryVectorStore
+
+from langchain_treehop import TreehopVectorStore
+from treehop import Treehop
+from treehop.errors import InvalidQueryError
+
+from lc_helpers import WordHashEmbeddings
+from treehop_test_doubles import BagOfWordsEmbedder
+
+DOCS = [
+    Document("Keys rotate every 90 days.", id="keys", metadata={"source": "faq.md"}),
+    Document("Deploys happen on Fridays.", id="deploys", metadata={"source": "ops.md"}),
+]
+
+
+def _store(client: Treehop, base: str = "viking://resources/lc") -> TreehopVectorStore:
+    store = TreehopVectorStore(client=client, base_uri=base)
+    store.add_documents([d.model_copy() for d in DOCS])
+    return store
+
+
+def test_the_premise_in_memory_delete_without_ids_deletes_nothing() -> None:
+    mem = InMemoryVectorStore(WordHashEmbeddings())
+    mem.add_documents([d.model_copy() for d in DOCS])
+    mem.delete()
+    assert [d.id for d in mem.get_by_ids(["keys", "deploys"])] == ["keys", "deploys"]
+
+
+@pytest.mark.parametrize("call", ["delete()", "delete(None)", "delete(ids=None)", "adelete()"])
+def test_delete_without_ids_is_refused_and_deletes_nothing(call: str) -> None:
+    with Treehop(None, embedder=BagOfWordsEmbedder()) as client:
+        store = _store(client)
+        with pytest.raises(InvalidQueryError, match=r"store\.clear\(\)"):
+            if call == "adelete()":
+                asyncio.run(store.adelete())
+            elif call == "delete(None)":
+                store.delete(None)
+            elif call == "delete(ids=None)":
+                store.delete(ids=None)
+            else:
+                store.delete()
+        assert [d.id for d in store.get_by_ids(["keys", "deploys"])] == ["keys", "deploys"]
+        assert store.similarity_search("rotate keys", k=1)[0].id == "keys"
+
+
+def test_clear_empties_its_base_uri_only() -> None:
+    with Treehop(None, embedder=BagOfWordsEmbedder()) as client:
+        store = _store(client)
+        other = _store(client, "viking://resources/other")
+        store.clear()
+        assert store.get_by_ids(["keys", "deploys"]) == []
+        assert store.similarity_search("rotate keys", k=2) == []
+        assert [d.id for d in other.get_by_ids(["keys"])] == ["keys"]
+        asyncio.run(other.aclear())
+        assert other.get_by_ids(["keys", "deploys"]) == []
+
+
+def test_an_empty_id_list_deletes_nothing() -> None:
+    with Treehop(None, embedder=BagOfWordsEmbedder()) as client:
+        store = _store(client)
+        assert store.delete([]) is True
+        assert len(store.get_by_ids(["keys", "deploys"])) == 2
+        assert store.delete(["keys"]) is True
+        assert [d.id for d in store.get_by_ids(["keys", "deploys"])] == ["deploys"]
