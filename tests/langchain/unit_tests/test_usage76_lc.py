@@ -1,4 +1,4 @@
-"""``TreehopVectorStore.delete()`` without ids (helper usage76).
+"""``TreehopVectorStore.delete()`` without ids; the middleware's header (helper usage76).
 
 A LangChain user's first hour: ``store.delete()`` (no ids) emptied the whole index under
 ``base_uri``, where LangChain's own ``InMemoryVectorStore.delete()`` deletes nothing and FAISS,
@@ -8,16 +8,19 @@ Weaviate and Astra DB refuse the call. Now a typed refusal; ``clear()`` empties 
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 
 import pytest
+from langchain.agents import create_agent
 from langchain_core.documents import Document
+from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 from langchain_core.vectorstores import InMemoryVectorStore
 
-from langchain_treehop import TreehopVectorStore
+from langchain_treehop import LangChainEmbedder, TreehopContextMiddleware, TreehopVectorStore
 from treehop import Treehop
 from treehop.errors import InvalidQueryError
 
-from lc_helpers import WordHashEmbeddings
+from lc_helpers import ScriptedChatModel, WordHashEmbeddings
 from treehop_test_doubles import BagOfWordsEmbedder
 
 DOCS = [
@@ -75,3 +78,28 @@ def test_an_empty_id_list_deletes_nothing() -> None:
         assert len(store.get_by_ids(["keys", "deploys"])) == 2
         assert store.delete(["keys"]) is True
         assert [d.id for d in store.get_by_ids(["keys", "deploys"])] == ["deploys"]
+
+
+# ------------------------------------------------------------------ the middleware's header
+def test_the_middlewares_header_promises_only_what_the_block_shows(tmp_path: Path) -> None:
+    """The injected block's resource sections are headed by compact names (``[faq]``), not
+    URIs; the line before it told the model to cite "its viking:// URI", which it never saw."""
+    doc = tmp_path / "chrony"
+    doc.mkdir()
+    (doc / "faq.md").write_text(
+        "# FAQ\n\n## Is chronyd allowed to step the clock?\n\n"
+        "The makestep directive lets chronyd step the clock at boot.\n"
+    )
+    with Treehop(None, embedder=LangChainEmbedder(WordHashEmbeddings()), tagger=None) as client:
+        client.add_resource(str(doc), target_uri="viking://resources/chrony")
+        model = ScriptedChatModel(messages=iter([AIMessage("Use makestep.")]))
+        mw = TreehopContextMiddleware(client, max_tokens=300, k=3)
+        agent = create_agent(model, tools=[], middleware=[mw])
+        agent.invoke({"messages": [HumanMessage("may chronyd step the clock with makestep")]})
+        system = "\n".join(m.text for m in model.seen[0] if isinstance(m, SystemMessage))
+    header, _, block = system.partition("\n")
+    assert "makestep directive" in block  # (the premise: context was injected)
+    headers = [ln for ln in block.splitlines() if ln.startswith("[")]
+    assert headers and all("viking://" not in h for h in headers)
+    assert "viking://" not in header  # no promise of a URI the block does not hold
+    assert "in brackets" in header
