@@ -64,10 +64,34 @@ def _no_none(key: str, op: str) -> InvalidFilterError:
     )
 
 
+_SUBSTRING_OPS = frozenset({"$like", "$ilike", "$contains", "$regex", "$text_match"})
+"""Operators other stores take for a part of a string (PGVector's ``$like`` / ``$ilike``,
+Chroma's ``$contains`` on the document text, MongoDB's ``$regex``): the refusal names the
+DSL's ``text_match``, the substring filter treehop has. Not translated: a ``LIKE`` pattern
+or a regex is a substring only in its ``%word%`` form."""
+
+
+def _substring_hint(key: str, op: object) -> str:
+    """What to write instead of a substring operator treehop does not take ("" otherwise)."""
+    if not isinstance(op, str) or op.lower() not in _SUBSTRING_OPS:
+        return ""
+    fold = ", 'ignore_case': True" if op.lower() == "$ilike" else ""
+    return (
+        f"; for a substring write treehop's filter DSL: {{'op': 'text_match', "
+        f"'field': {shown_name(key)}, 'value': 'word'{fold}}} "
+        "(a string value containing the word; not a pattern)"
+    )
+
+
 def _scalar(key: str, op: str, value: Any) -> Any:
     if isinstance(value, list | tuple | dict | set):
+        hint = (
+            f"; {{{shown_name(key)}: {{'$in': [...]}}}} keeps any of several values"
+            if op in {"==", "$eq"} and isinstance(value, list | tuple | set)
+            else ""
+        )
         raise InvalidFilterError(
-            f"filter {shown_name(key)} {op}: expects one value, got {shown_value(value)}"
+            f"filter {shown_name(key)} {op}: expects one value, got {shown_value(value)}{hint}"
         )
     if value is None:
         raise _no_none(key, op)
@@ -123,9 +147,10 @@ def _field(key: str, cond: Any) -> dict[str, Any]:
                 )
             ranges[_RANGE[op]] = value
         else:
+            hint = _substring_hint(key, op)
             raise InvalidFilterError(
                 f"filter {shown_name(key)}: unknown operator {shown_name(op)} (supported: $eq, "
-                "$ne, $gt, $gte, $lt, $lte, $in, $nin, $exists, $between)"
+                f"$ne, $gt, $gte, $lt, $lte, $in, $nin, $exists, $between){hint}"
             )
     if ranges:
         parts.append({"op": "range", "field": key, **ranges})

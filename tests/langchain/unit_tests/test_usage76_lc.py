@@ -18,7 +18,7 @@ from langchain_core.vectorstores import InMemoryVectorStore
 
 from langchain_treehop import LangChainEmbedder, TreehopContextMiddleware, TreehopVectorStore
 from treehop import Treehop
-from treehop.errors import InvalidQueryError
+from treehop.errors import InvalidFilterError, InvalidQueryError
 
 from lc_helpers import ScriptedChatModel, WordHashEmbeddings
 from treehop_test_doubles import BagOfWordsEmbedder
@@ -103,3 +103,42 @@ def test_the_middlewares_header_promises_only_what_the_block_shows(tmp_path: Pat
     assert headers and all("viking://" not in h for h in headers)
     assert "viking://" not in header  # no promise of a URI the block does not hold
     assert "in brackets" in header
+
+
+# ------------------------------------------------------------------ filter refusals name the fix
+@pytest.mark.parametrize(
+    ("op", "fold"), [("$like", False), ("$ilike", True), ("$contains", False), ("$regex", False)]
+)
+def test_a_substring_operator_names_text_match_and_that_filter_works(op: str, fold: bool) -> None:
+    with Treehop(None, embedder=BagOfWordsEmbedder()) as client:
+        store = _store(client)
+        with pytest.raises(InvalidFilterError) as info:
+            store.similarity_search("keys", k=2, filter={"source": {op: "%faq%"}})
+        message = str(info.value)
+        assert f"unknown operator '{op}'" in message
+        named = "{'op': 'text_match', 'field': 'source', 'value': 'word'"
+        assert named + (", 'ignore_case': True}" if fold else "}") in message
+        # the filter it names, with the word, answers what the substring asks
+        dsl = {"op": "text_match", "field": "source", "value": "FAQ" if fold else "faq"}
+        if fold:
+            dsl["ignore_case"] = True
+        assert [d.id for d in store.similarity_search("keys", k=2, filter=dsl)] == ["keys"]
+
+
+def test_a_list_for_equality_names_in_and_that_filter_works() -> None:
+    with Treehop(None, embedder=BagOfWordsEmbedder()) as client:
+        store = _store(client)
+        with pytest.raises(InvalidFilterError, match=r"\{'source': \{'\$in': \[\.\.\.\]\}\}"):
+            store.similarity_search("keys", k=2, filter={"source": ["faq.md", "ops.md"]})
+        both = store.similarity_search(
+            "keys", k=2, filter={"source": {"$in": ["faq.md", "ops.md"]}}
+        )
+        assert sorted(d.id for d in both) == ["deploys", "keys"]
+
+
+def test_an_unknown_operator_without_a_substring_meaning_gets_no_hint() -> None:
+    with Treehop(None, embedder=BagOfWordsEmbedder()) as client:
+        store = _store(client)
+        with pytest.raises(InvalidFilterError) as info:
+            store.similarity_search("keys", k=2, filter={"source": {"$size": 2}})
+        assert "text_match" not in str(info.value)
