@@ -258,16 +258,17 @@ def drop_skipped_suffixes(
         else set()
     )
     # (a compressed copy beside its original: MkDocs' sitemap.xml.gz, a doc shipped twice)
-    packed = _compressed_copies(rels) if f"{GZIP_SUFFIX}\n" in names else set()
+    gz = f"{GZIP_SUFFIX}\n" in names
+    packed = _compressed_copies(rels) if gz else set()
     if (
         not copies
         and not marked
         and not mkdocs
         and not packed
-        and not any(f"{x}\n" in names or f"{x}{GZIP_SUFFIX}\n" in names for x in drop)
+        and not any(f"{x}\n" in names or (gz and f"{x}{GZIP_SUFFIX}\n" in names) for x in drop)
     ):
         return None
-    suffixes = [os.path.splitext(inner_name(r))[1].lower() for r in rels]
+    suffixes = [os.path.splitext(inner_name(r) if gz else r)[1].lower() for r in rels]
     keep = np.fromiter(
         (
             x not in drop
