@@ -29,6 +29,7 @@ million-item value before cutting it.
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Mapping
 from typing import Any
 
@@ -38,6 +39,37 @@ from treehop.integration_kit import shown_name
 from treehop.validation import shown_value
 
 _RANGE = {"$gt": "gt", "$gte": "gte", "$lt": "lt", "$lte": "lte"}
+
+
+_TIME_HINT = (
+    "; a date or time: store a datetime in the metadata (kept as epoch seconds) and give a "
+    "datetime, or its .timestamp(), as the bound"
+)
+
+
+def _bound(key: str, op: str, value: Any) -> Any:
+    """A range bound: a number, or a ``datetime`` as the epoch seconds the vector store keeps
+    a ``datetime`` metadata value as (:func:`langchain_treehop.vectorstores._stored_times`:
+    a naive one is local time, as ``datetime.timestamp`` takes it); anything else refused.
+
+    Why: the store turns ``{"created_at": datetime(...)}`` into a number, so
+    ``{"created_at": {"$gte": datetime(2024, 1, 1)}}`` is the filter a user writes for it,
+    and it was "treehop compares ranges on numbers"; a text date (``"2024-01-01"``) is
+    refused naming that way (stored dates are text, and text has no range here)."""
+    if isinstance(value, dt.datetime):
+        try:
+            return value.timestamp()
+        except (OverflowError, OSError, ValueError):  # (year 1 in some zones)
+            raise InvalidFilterError(
+                f"filter {shown_name(key)} {op}: {shown_value(value)} has no epoch time"
+            ) from None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        hint = _TIME_HINT if isinstance(value, str | dt.date) else ""
+        raise InvalidFilterError(
+            f"filter {shown_name(key)} {op}: treehop compares ranges on numbers, "
+            f"got {shown_value(value)}{hint}"
+        )
+    return value
 
 
 def _no_none(key: str, op: str) -> InvalidFilterError:
@@ -132,20 +164,18 @@ def _field(key: str, cond: Any) -> dict[str, Any]:
         elif op == "$between":
             low_high = _values(key, op, value)
             if len(low_high) != 2 or any(
-                isinstance(v, bool) or not isinstance(v, int | float) for v in low_high
+                isinstance(v, bool) or not isinstance(v, int | float | dt.datetime)
+                for v in low_high
             ):
+                hint = _TIME_HINT if any(isinstance(v, str | dt.date) for v in low_high) else ""
                 raise InvalidFilterError(
                     f"filter {shown_name(key)} $between: expects [low, high] numbers, "
-                    f"got {shown_value(value)}"
+                    f"got {shown_value(value)}{hint}"
                 )
-            parts.append({"op": "range", "field": key, "gte": low_high[0], "lte": low_high[1]})
+            low, high = (_bound(key, op, v) for v in low_high)
+            parts.append({"op": "range", "field": key, "gte": low, "lte": high})
         elif op in _RANGE:
-            if isinstance(value, bool) or not isinstance(value, int | float):
-                raise InvalidFilterError(
-                    f"filter {shown_name(key)} {op}: treehop compares ranges on numbers, "
-                    f"got {shown_value(value)}"
-                )
-            ranges[_RANGE[op]] = value
+            ranges[_RANGE[op]] = _bound(key, op, value)
         else:
             hint = _substring_hint(key, op)
             raise InvalidFilterError(

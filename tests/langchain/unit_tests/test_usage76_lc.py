@@ -8,7 +8,9 @@ Weaviate and Astra DB refuse the call. Now a typed refusal; ``clear()`` empties 
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 from pathlib import Path
+from typing import Any
 
 import pytest
 from langchain.agents import create_agent
@@ -142,3 +144,50 @@ def test_an_unknown_operator_without_a_substring_meaning_gets_no_hint() -> None:
         with pytest.raises(InvalidFilterError) as info:
             store.similarity_search("keys", k=2, filter={"source": {"$size": 2}})
         assert "text_match" not in str(info.value)
+
+
+# ------------------------------------------------------------------ time ranges
+def _dated(client: Treehop) -> TreehopVectorStore:
+    store = TreehopVectorStore(client=client, base_uri="viking://resources/dated")
+    store.add_documents(
+        [
+            Document("Release notes of May.", id="may", metadata={"when": dt.datetime(2024, 5, 1)}),
+            Document("Release notes of old.", id="old", metadata={"when": dt.datetime(2023, 1, 1)}),
+        ]
+    )
+    return store
+
+
+def test_a_datetime_bound_compares_with_a_stored_datetime() -> None:
+    with Treehop(None, embedder=BagOfWordsEmbedder()) as client:
+        store = _dated(client)
+        since = dt.datetime(2024, 1, 1)
+        got = store.similarity_search("release notes", k=5, filter={"when": {"$gte": since}})
+        assert [d.id for d in got] == ["may"]
+        # the same as the epoch-seconds filter the docs name
+        by_number = {"when": {"$gte": since.timestamp()}}
+        assert [d.id for d in store.similarity_search("release notes", k=5, filter=by_number)] == [
+            "may"
+        ]
+        window = {"when": {"$between": [dt.datetime(2022, 6, 1), dt.datetime(2023, 6, 1)]}}
+        assert [d.id for d in store.similarity_search("release notes", k=5, filter=window)] == [
+            "old"
+        ]
+        aware = dt.datetime(2024, 1, 1, tzinfo=dt.UTC)
+        got = store.similarity_search("release notes", k=5, filter={"when": {"$lt": aware}})
+        assert [d.id for d in got] == ["old"]
+
+
+@pytest.mark.parametrize(
+    "flt",
+    [
+        {"when": {"$gte": "2024-01-01"}},
+        {"when": {"$lt": dt.date(2024, 1, 1)}},
+        {"when": {"$between": ["2023-01-01", "2024-01-01"]}},
+    ],
+)
+def test_a_text_or_date_bound_names_the_datetime_way(flt: dict[str, Any]) -> None:
+    with Treehop(None, embedder=BagOfWordsEmbedder()) as client:
+        store = _dated(client)
+        with pytest.raises(InvalidFilterError, match=r"store a datetime in the metadata"):
+            store.similarity_search("release notes", k=5, filter=flt)
