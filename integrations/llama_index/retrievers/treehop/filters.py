@@ -180,9 +180,18 @@ def metadata_leaf(f: MetadataFilter) -> dict[str, Any]:
     if op in _RANGE_OPS:
         value = _scalar(f)
         if isinstance(value, bool) or not isinstance(value, (int, float)):
+            # (a text date is what SimpleDirectoryReader's creation_date / last_modified_date
+            # hold and SimpleVectorStore compares as strings: say the way that works here)
+            hint = (
+                "; a date or time: store it in the node's metadata as a number (epoch seconds, "
+                "datetime.timestamp(); e.g. SimpleDirectoryReader(file_metadata=...)) and "
+                "compare with a number"
+                if isinstance(value, str)
+                else ""
+            )
             raise InvalidFilterError(
                 f"filter {_describe(f)!r}: treehop compares ranges on numbers only, "
-                f"got {type(value).__name__}"
+                f"got {type(value).__name__}{hint}"
             )
         return {"op": "range", "field": key, _RANGE_OPS[op]: value}
     if op is FilterOperator.IN or op is FilterOperator.ANY:
