@@ -464,26 +464,44 @@ def gunzip(data: bytes, limit: int) -> bytes | None:
     Why bounded: a few kilobytes of gzip can hold gigabytes (a bomb); zlib's ``max_length``
     stops the inflation at the bound, so the work is linear in what is returned. Bytes after
     the last member are ignored when they are zeros (tar-style padding) and make the file
-    unreadable otherwise."""
+    unreadable otherwise.
+
+    Each member is fed in pieces that double from :data:`_GUNZIP_FIRST_PIECE` bytes, never
+    the whole rest of the file: zlib copies what follows a member's end into
+    ``unused_data``, so feeding the rest made a file of many small members quadratic (20,000
+    empty members, 400 kB: 0.31 s, four times as many 12 times that); a piece at most twice
+    the member (or the first piece) keeps the copying linear."""
     out: list[bytes] = []
-    total = 0
-    rest = data
-    while rest:
-        if not rest.startswith(_GZIP_MAGIC):
-            return None if not out or rest.strip(b"\x00") else b"".join(out)
+    total, pos, end = 0, 0, len(data)
+    view = memoryview(data)
+    while pos < end:
+        if not data.startswith(_GZIP_MAGIC, pos):
+            # (only zeros may follow the last member; none of a file that is no gzip at all)
+            return b"".join(out) if out and data.count(0, pos) == end - pos else None
         inflater = zlib.decompressobj(wbits=31)
-        try:
-            chunk = inflater.decompress(rest, limit + 1 - total)
-        except zlib.error:
-            return None
-        out.append(chunk)
-        total += len(chunk)
-        if total > limit:
-            return b"".join(out)
-        if not inflater.eof:  # (the input ended inside the member: truncated)
-            return None
-        rest = inflater.unused_data
+        step = _GUNZIP_FIRST_PIECE
+        while True:
+            piece = view[pos : pos + step]
+            try:
+                chunk = inflater.decompress(piece, limit + 1 - total)
+            except zlib.error:
+                return None
+            out.append(chunk)
+            total += len(chunk)
+            if total > limit:
+                return b"".join(out)
+            if inflater.eof:
+                pos += len(piece) - len(inflater.unused_data)
+                break
+            pos += len(piece)  # (all of it read: the output stayed under its bound)
+            if pos >= end:  # (the input ended inside the member: truncated)
+                return None
+            step = min(step * 2, _GUNZIP_MAX_PIECE)
     return b"".join(out) if out else None
+
+
+_GUNZIP_FIRST_PIECE = 256
+_GUNZIP_MAX_PIECE = 1 << 20
 
 
 def decode(data: bytes) -> str | None:
