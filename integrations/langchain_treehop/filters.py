@@ -47,6 +47,19 @@ _TIME_HINT = (
 )
 
 
+def _epoch(key: str, op: str, value: Any) -> Any:
+    """A ``datetime`` compared with a stored one: the epoch seconds it was stored as (every
+    operator: ``{"when": t}``, ``$in``, ranges); any other value as given."""
+    if not isinstance(value, dt.datetime):
+        return value
+    try:
+        return value.timestamp()
+    except (OverflowError, OSError, ValueError):  # (year 1 in some zones)
+        raise InvalidFilterError(
+            f"filter {shown_name(key)} {op}: {shown_value(value)} has no epoch time"
+        ) from None
+
+
 def _bound(key: str, op: str, value: Any) -> Any:
     """A range bound: a number, or a ``datetime`` as the epoch seconds the vector store keeps
     a ``datetime`` metadata value as (:func:`langchain_treehop.vectorstores._stored_times`:
@@ -56,13 +69,7 @@ def _bound(key: str, op: str, value: Any) -> Any:
     ``{"created_at": {"$gte": datetime(2024, 1, 1)}}`` is the filter a user writes for it,
     and it was "treehop compares ranges on numbers"; a text date (``"2024-01-01"``) is
     refused naming that way (stored dates are text, and text has no range here)."""
-    if isinstance(value, dt.datetime):
-        try:
-            return value.timestamp()
-        except (OverflowError, OSError, ValueError):  # (year 1 in some zones)
-            raise InvalidFilterError(
-                f"filter {shown_name(key)} {op}: {shown_value(value)} has no epoch time"
-            ) from None
+    value = _epoch(key, op, value)
     if isinstance(value, bool) or not isinstance(value, int | float):
         hint = _TIME_HINT if isinstance(value, str | dt.date) else ""
         raise InvalidFilterError(
@@ -127,7 +134,7 @@ def _scalar(key: str, op: str, value: Any) -> Any:
         )
     if value is None:
         raise _no_none(key, op)
-    return value
+    return _epoch(key, op, value)
 
 
 def _values(key: str, op: str, value: Any) -> list[Any]:
@@ -137,7 +144,7 @@ def _values(key: str, op: str, value: Any) -> list[Any]:
         )
     if any(v is None for v in value):
         raise _no_none(key, op)
-    return list(value)
+    return [_epoch(key, op, v) for v in value]
 
 
 def _field(key: str, cond: Any) -> dict[str, Any]:
@@ -164,16 +171,14 @@ def _field(key: str, cond: Any) -> dict[str, Any]:
         elif op == "$between":
             low_high = _values(key, op, value)
             if len(low_high) != 2 or any(
-                isinstance(v, bool) or not isinstance(v, int | float | dt.datetime)
-                for v in low_high
+                isinstance(v, bool) or not isinstance(v, int | float) for v in low_high
             ):
                 hint = _TIME_HINT if any(isinstance(v, str | dt.date) for v in low_high) else ""
                 raise InvalidFilterError(
                     f"filter {shown_name(key)} $between: expects [low, high] numbers, "
                     f"got {shown_value(value)}{hint}"
                 )
-            low, high = (_bound(key, op, v) for v in low_high)
-            parts.append({"op": "range", "field": key, "gte": low, "lte": high})
+            parts.append({"op": "range", "field": key, "gte": low_high[0], "lte": low_high[1]})
         elif op in _RANGE:
             ranges[_RANGE[op]] = _bound(key, op, value)
         else:

@@ -179,6 +179,23 @@ def test_a_datetime_bound_compares_with_a_stored_datetime() -> None:
 
 
 @pytest.mark.parametrize(
+    ("flt", "ids"),
+    [
+        ({"when": dt.datetime(2024, 5, 1)}, ["may"]),
+        ({"when": {"$eq": dt.datetime(2023, 1, 1)}}, ["old"]),
+        ({"when": {"$ne": dt.datetime(2023, 1, 1)}}, ["may"]),
+        ({"when": {"$in": [dt.datetime(2023, 1, 1), dt.datetime(1999, 1, 1)]}}, ["old"]),
+        ({"when": {"$nin": [dt.datetime(2023, 1, 1)]}}, ["may"]),
+    ],
+)
+def test_a_datetime_value_matches_the_stored_datetime(flt: dict[str, Any], ids: list[str]) -> None:
+    # (it was the DSL's "filter: conds must be scalars, got datetime")
+    with Treehop(None, embedder=BagOfWordsEmbedder()) as client:
+        store = _dated(client)
+        assert [d.id for d in store.similarity_search("release notes", k=5, filter=flt)] == ids
+
+
+@pytest.mark.parametrize(
     "flt",
     [
         {"when": {"$gte": "2024-01-01"}},
