@@ -170,8 +170,7 @@ def test_langchain_vectorstore_calls_raise_only_typed_errors(
     _only_typed(lambda: vs.max_marginal_relevance_search("tea", lambda_mult=k))
     _only_typed(lambda: vs.add_documents(texts))  # not Documents: typed before LangChain reads .id
     _only_typed(lambda: vs.get_by_ids(ids))
-    if ids is not None:  # (``delete(None)`` deletes everything, as LangChain defines it)
-        _only_typed(lambda: vs.delete(ids))
+    _only_typed(lambda: vs.delete(ids))  # (``delete(None)`` is refused: ``clear()`` empties)
     assert [d.page_content for d in vs.get_by_ids(["p2"])] == ["cats like tea"]
 
 

@@ -171,7 +171,10 @@ def test_a_short_langchain_refusal_reads_as_before(lc_store: LCStore) -> None:
     # Control: a value that fits is shown exactly as repr writes it.
     with pytest.raises(InvalidFilterError) as info:
         _lc_search(lc_store, {"lang": ["en", "de"]})
-    assert str(info.value) == "filter 'lang' ==: expects one value, got ['en', 'de']"
+    assert str(info.value) == (
+        "filter 'lang' ==: expects one value, got ['en', 'de']; "
+        "{'lang': {'$in': [...]}} keeps any of several values"  # (usage76: the fix named)
+    )
 
 
 _LEAF = st.one_of(

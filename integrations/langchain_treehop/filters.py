@@ -105,6 +105,31 @@ def _compared(key: str, op: str, value: Any) -> Any:
     return value
 
 
+_TIME_HINT = (
+    "; a date or time: store a datetime in the metadata (kept as epoch seconds) and give a "
+    "datetime, or its .timestamp(), as the bound"
+)
+
+
+def _bound(key: str, op: str, value: Any) -> Any:
+    """A range bound: a number, or a ``datetime`` / ``datetime64`` as the epoch seconds the
+    vector store keeps a datetime metadata value as (:func:`_compared`, :func:`stored_time`:
+    a naive one is local time, as ``datetime.timestamp`` takes it); anything else refused.
+
+    Why: the store turns ``{"created_at": datetime(...)}`` into a number, so
+    ``{"created_at": {"$gte": datetime(2024, 1, 1)}}`` is the filter a user writes for it,
+    and it was "treehop compares ranges on numbers"; a text date (``"2024-01-01"``) is
+    refused naming that way (stored dates are text, and text has no range here)."""
+    value = _compared(key, op, value)
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        hint = _TIME_HINT if isinstance(value, str | dt.date) else ""
+        raise InvalidFilterError(
+            f"filter {shown_name(key)} {op}: treehop compares ranges on numbers, "
+            f"got {shown_value(value)}{hint}"
+        )
+    return value
+
+
 def _no_none(key: str, op: str) -> InvalidFilterError:
     """The refusal of ``None`` as a value to compare, saying what to write instead.
 
@@ -129,10 +154,34 @@ def _no_none(key: str, op: str) -> InvalidFilterError:
     )
 
 
+_SUBSTRING_OPS = frozenset({"$like", "$ilike", "$contains", "$regex", "$text_match"})
+"""Operators other stores take for a part of a string (PGVector's ``$like`` / ``$ilike``,
+Chroma's ``$contains`` on the document text, MongoDB's ``$regex``): the refusal names the
+DSL's ``text_match``, the substring filter treehop has. Not translated: a ``LIKE`` pattern
+or a regex is a substring only in its ``%word%`` form."""
+
+
+def _substring_hint(key: str, op: object) -> str:
+    """What to write instead of a substring operator treehop does not take ("" otherwise)."""
+    if not isinstance(op, str) or op.lower() not in _SUBSTRING_OPS:
+        return ""
+    fold = ", 'ignore_case': True" if op.lower() == "$ilike" else ""
+    return (
+        f"; for a substring write treehop's filter DSL: {{'op': 'text_match', "
+        f"'field': {shown_name(key)}, 'value': 'word'{fold}}} "
+        "(a string value containing the word; not a pattern)"
+    )
+
+
 def _scalar(key: str, op: str, value: Any) -> Any:
     if isinstance(value, list | tuple | dict | set):
+        hint = (
+            f"; {{{shown_name(key)}: {{'$in': [...]}}}} keeps any of several values"
+            if op in {"==", "$eq"} and isinstance(value, list | tuple | set)
+            else ""
+        )
         raise InvalidFilterError(
-            f"filter {shown_name(key)} {op}: expects one value, got {shown_value(value)}"
+            f"filter {shown_name(key)} {op}: expects one value, got {shown_value(value)}{hint}"
         )
     if value is None:
         raise _no_none(key, op)
@@ -175,29 +224,19 @@ def _field(key: str, cond: Any) -> dict[str, Any]:
             if len(low_high) != 2 or any(
                 isinstance(v, bool) or not isinstance(v, int | float) for v in low_high
             ):
+                hint = _TIME_HINT if any(isinstance(v, str | dt.date) for v in low_high) else ""
                 raise InvalidFilterError(
                     f"filter {shown_name(key)} $between: expects [low, high] numbers, "
-                    f"got {shown_value(value)}"
+                    f"got {shown_value(value)}{hint}"
                 )
             parts.append({"op": "range", "field": key, "gte": low_high[0], "lte": low_high[1]})
         elif op in _RANGE:
-            value = _compared(key, op, value)
-            if isinstance(value, bool) or not isinstance(value, int | float):
-                text = (
-                    "; a datetime in metadata is stored as epoch seconds: compare it with a "
-                    "datetime (or its .timestamp())"
-                    if isinstance(value, str)
-                    else ""
-                )
-                raise InvalidFilterError(
-                    f"filter {shown_name(key)} {op}: treehop compares ranges on numbers, "
-                    f"got {shown_value(value)}{text}"
-                )
-            ranges[_RANGE[op]] = value
+            ranges[_RANGE[op]] = _bound(key, op, value)
         else:
+            hint = _substring_hint(key, op)
             raise InvalidFilterError(
                 f"filter {shown_name(key)}: unknown operator {shown_name(op)} (supported: $eq, "
-                "$ne, $gt, $gte, $lt, $lte, $in, $nin, $exists, $between)"
+                f"$ne, $gt, $gte, $lt, $lte, $in, $nin, $exists, $between){hint}"
             )
     if ranges:
         parts.append({"op": "range", "field": key, **ranges})

@@ -43,8 +43,14 @@ from treehop.validation import check_limit
 
 DEFAULT_HEADER = (
     "Context retrieved from the knowledge tree for the user's latest message. Each section is "
-    "headed by its viking:// URI: cite it when you use it; ignore sections that do not help."
+    "headed by its source in brackets ([name]): cite it when you use it; ignore sections that "
+    "do not help."
 )
+"""The line before the block. Why not "headed by its viking:// URI" (its earlier wording): the
+block's headers are compact names (``[FAQ]``, ``[conv/session, day time]``: the full URI cost
+20-40 tokens a document, :data:`treehop.context_assembly.COMPACT_RESOURCE_HEADERS`), so the
+model was told to cite URIs the block never showed; the URIs stay in the assembled
+context's ``sections``."""
 _SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}\Z")
 _CACHE_SIZE = 256
 

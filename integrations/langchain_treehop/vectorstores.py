@@ -333,17 +333,34 @@ class TreehopVectorStore(kit.IndexedStore, VectorStore):
         )
 
     def delete(self, ids: list[str] | None = None, **kwargs: Any) -> bool | None:
-        """Delete by id (unknown ids are ignored); ``ids=None`` deletes everything under
-        ``base_uri``. Returns ``True``."""
+        """Delete by id (unknown ids are ignored; ``[]`` deletes nothing). Returns ``True``.
+
+        ``ids=None`` is an :class:`InvalidQueryError`: :meth:`clear` empties the store. Why:
+        LangChain's base class documents ``None`` as "delete all", but its own
+        ``InMemoryVectorStore.delete()`` deletes nothing and FAISS, Weaviate and Astra DB
+        refuse it ("No ids provided to delete."); this store emptied the whole index, so a
+        ``store.delete()`` carried over from any of them lost every document."""
         return self._run(self.adelete(ids, **kwargs))
 
     async def adelete(self, ids: list[str] | None = None, **kwargs: Any) -> bool | None:
         reject_extra(kwargs, "adelete")
         if ids is None:
-            await self._passages.aclear()
-        else:
-            await self._passages.adelete(ids)
+            raise InvalidQueryError(
+                "delete() needs the ids to delete (delete(None) would empty the store: "
+                "InMemoryVectorStore deletes nothing there and FAISS refuses it); "
+                "store.clear() deletes every document under base_uri"
+            )
+        await self._passages.adelete(ids)
         return True
+
+    def clear(self) -> None:
+        """Delete every document under ``base_uri`` (what ``delete(None)`` did; LlamaIndex's
+        ``TreehopVectorStore.clear`` is the same call)."""
+        self._run(self.aclear())
+
+    async def aclear(self) -> None:
+        """:meth:`clear`, awaiting the native async client."""
+        await self._passages.aclear()
 
     def get_by_ids(self, ids: Sequence[str], /) -> list[Document]:
         """The documents of ``ids`` that exist, in the order asked."""

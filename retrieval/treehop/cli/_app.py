@@ -404,8 +404,8 @@ def cmd_index(ctx: _Ctx) -> int:
             res.excluded,
         ),
         (
-            "other file (empty or a link)",
-            "other files (empty or links)",
+            "other file (empty, a link or a .gz copy of a file beside it)",
+            "other files (empty, links or .gz copies of files beside them)",
             [n for n in res.skipped_other if n not in large and n not in shown_assets],
         ),
     ]

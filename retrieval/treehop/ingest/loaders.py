@@ -7,6 +7,7 @@ import os
 import re
 import stat
 import unicodedata
+import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import compress
@@ -278,7 +279,7 @@ def skipped_for_suffix(rel: str, skip: frozenset[str]) -> bool:
     """Whether a walk skipping ``skip`` would leave ``rel`` out for its suffix (or as a
     Sphinx ``_sources/`` copy or generated page), so that a report can say why (the CLI's
     "page assets"). (A generated page's name is enough here: ``rel`` was skipped.)"""
-    ext = os.path.splitext(rel)[1].lower()
+    ext = os.path.splitext(inner_name(rel))[1].lower()
     if not skip:
         return False
     if ext in skip or (ext == ".txt" and _is_sphinx_copy(rel)):
@@ -295,6 +296,13 @@ def skipped_for_suffix(rel: str, skip: frozenset[str]) -> bool:
     return _SPHINX_GENERATED.fullmatch(rel.rpartition("/")[2].lower()) is not None
 
 
+def _compressed_copies(rels: list[str]) -> set[str]:
+    """The ``.gz`` files of a walk whose uncompressed original is in the same walk
+    (``sitemap.xml.gz`` beside ``sitemap.xml``): the same text twice, every answer twice."""
+    plain = set(rels)
+    return {r for r in rels if r.lower().endswith(GZIP_SUFFIX) and inner_name(r) in plain}
+
+
 def drop_skipped_suffixes(
     rels: list[str], skip: frozenset[str], report: LoadReport, root: str | None = None
 ) -> npt.NDArray[np.bool_] | None:
@@ -303,7 +311,9 @@ def drop_skipped_suffixes(
     walk holds an HTML page, as does a Sphinx build's ``_sources/`` copy of its pages
     (:func:`_is_sphinx_copy`; kept with an empty skip list), and so does a Hugo / Docusaurus
     / Jekyll build's search data (:func:`_site_search_data`; read from ``root``, the walk's
-    folder: without it, not looked for)."""
+    folder: without it, not looked for). A compressed file counts by the name it holds
+    (``app.css.gz`` as ``app.css``), and one whose original lies beside it is a copy
+    (:func:`_compressed_copies`; kept with an empty skip list)."""
     if not skip or not rels:
         return None
     # One lower-cased string of the walk and substring tests (C loops): a re-add of 100k
@@ -326,12 +336,23 @@ def drop_skipped_suffixes(
         if site and root is not None and ".json\n" in names and "index.html\n" in names
         else set()
     )
-    if not (copies or marked or mkdocs or searched) and not any(f"{x}\n" in names for x in drop):
+    # (a compressed copy beside its original: MkDocs' sitemap.xml.gz, a doc shipped twice)
+    gz = f"{GZIP_SUFFIX}\n" in names
+    packed = _compressed_copies(rels) if gz else set()
+    if (
+        not copies
+        and not marked
+        and not mkdocs
+        and not searched
+        and not packed
+        and not any(f"{x}\n" in names or (gz and f"{x}{GZIP_SUFFIX}\n" in names) for x in drop)
+    ):
         return None
-    suffixes = [os.path.splitext(r)[1].lower() for r in rels]
+    suffixes = [os.path.splitext(inner_name(r) if gz else r)[1].lower() for r in rels]
     keep = np.fromiter(
         (
             x not in drop
+            and not (packed and r in packed)
             and not (copies and x == ".txt" and _is_sphinx_copy(r))
             and not (marked and x == ".html" and _sphinx_generated(r, marked))
             and not (modules and x == ".html" and _in_generated_tree(r, marked, _SPHINX_MODULES))
@@ -497,6 +518,71 @@ def kind_of(path: Path | str) -> str | None:
     if ext in TEXT_EXT:
         return "text"
     return None
+
+
+GZIP_SUFFIX = ".gz"
+"""A gzip-compressed file is read as the file it holds (``FAQ.gz`` as ``FAQ``,
+``guide.md.gz`` as Markdown), within the same :data:`MAX_FILE_BYTES` once decompressed. Why:
+Debian and most Linux distributions ship a package's documentation compressed
+(``/usr/share/doc/<pkg>/FAQ.gz``, ``README.gz``, ``NEWS.gz``): chrony's doc folder held ten
+files, and the five compressed ones (its FAQ and README among them) were skipped as binary.
+A compressed copy beside its original (``sitemap.xml.gz`` next to ``sitemap.xml``) is
+skipped as a copy (:func:`drop_skipped_suffixes`)."""
+_GZIP_MAGIC = b"\x1f\x8b"
+
+
+def inner_name(path: str) -> str:
+    """The name a compressed file's content goes by (``FAQ.md.gz`` -> ``FAQ.md``): what
+    decides how it is parsed and whether a skip list skips it; any other name as given."""
+    return path[: -len(GZIP_SUFFIX)] if path.lower().endswith(GZIP_SUFFIX) else path
+
+
+def gunzip(data: bytes, limit: int) -> bytes | None:
+    """The bytes a gzip file holds (every member, as ``gzip -d`` reads them), at most
+    ``limit + 1`` of them (more than ``limit``: the caller's "too large"), or None when
+    ``data`` is not a whole gzip stream (another format named ``.gz``, corrupt, truncated).
+
+    Why bounded: a few kilobytes of gzip can hold gigabytes (a bomb); zlib's ``max_length``
+    stops the inflation at the bound, so the work is linear in what is returned. Bytes after
+    the last member are ignored when they are zeros (tar-style padding) and make the file
+    unreadable otherwise.
+
+    Each member is fed in pieces that double from :data:`_GUNZIP_FIRST_PIECE` bytes, never
+    the whole rest of the file: zlib copies what follows a member's end into
+    ``unused_data``, so feeding the rest made a file of many small members quadratic (20,000
+    empty members, 400 kB: 0.31 s, four times as many 12 times that); a piece at most twice
+    the member (or the first piece) keeps the copying linear."""
+    out: list[bytes] = []
+    total, pos, end = 0, 0, len(data)
+    view = memoryview(data)
+    while pos < end:
+        if not data.startswith(_GZIP_MAGIC, pos):
+            # (only zeros may follow the last member; none of a file that is no gzip at all)
+            return b"".join(out) if out and data.count(0, pos) == end - pos else None
+        inflater = zlib.decompressobj(wbits=31)
+        step = _GUNZIP_FIRST_PIECE
+        while True:
+            piece = view[pos : pos + step]
+            try:
+                chunk = inflater.decompress(piece, limit + 1 - total)
+            except zlib.error:
+                return None
+            out.append(chunk)
+            total += len(chunk)
+            if total > limit:
+                return b"".join(out)
+            if inflater.eof:
+                pos += len(piece) - len(inflater.unused_data)
+                break
+            pos += len(piece)  # (all of it read: the output stayed under its bound)
+            if pos >= end:  # (the input ended inside the member: truncated)
+                return None
+            step = min(step * 2, _GUNZIP_MAX_PIECE)
+    return b"".join(out) if out else None
+
+
+_GUNZIP_FIRST_PIECE = 256
+_GUNZIP_MAX_PIECE = 1 << 20
 
 
 def decode(data: bytes) -> str | None:
@@ -721,6 +807,17 @@ def read_file(
     if len(data) > max_bytes:  # (grown or swapped since it was sized)
         report.skipped_large.append(relpath)
         return None
+    name = str(path)
+    if data.startswith(_GZIP_MAGIC) and name.lower().endswith(GZIP_SUFFIX):
+        inner = gunzip(data, max_bytes)
+        if inner is None:
+            report.skipped_binary.append(relpath)
+            return None
+        if len(inner) > max_bytes:
+            report.skipped_large.append(relpath)
+            return None
+        data, name = inner, inner_name(name)
+        kind = kind_of(name)
     text = decode(data)
     if text is None:
         report.skipped_binary.append(relpath)
@@ -732,7 +829,7 @@ def read_file(
         text, title = html_to_markdown(text)
     elif (
         kind == "text"
-        and os.path.splitext(path)[1].lower() in {".txt", ".text"}
+        and os.path.splitext(name)[1].lower() in {".txt", ".text"}
         and looks_like_rst(text)
     ):
         kind = "rst"  # Sphinx sources are often .txt (Django, CPython)

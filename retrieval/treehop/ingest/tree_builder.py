@@ -319,6 +319,8 @@ def no_files_error(root: Path, report: LoadReport) -> IngestError:
     """The error for a directory where nothing could be read."""
     binary, excluded = len(report.skipped_binary), len(report.excluded)
     why = [f"{binary} binary skipped"] if binary else []
+    if report.skipped_large:  # (a .gz file can be small on disk and too large once read)
+        why.append(f"{len(report.skipped_large)} over the size limit (max_file_bytes)")
     if excluded:  # (a pattern that matched everything: say so, not "nothing readable")
         why.append(f"{excluded} left out by exclude")
     return IngestError(

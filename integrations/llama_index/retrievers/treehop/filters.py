@@ -181,12 +181,14 @@ def metadata_leaf(f: MetadataFilter) -> dict[str, Any]:
         value = _scalar(f)
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             # (a date: every LlamaIndex store built on node_to_metadata_dict keeps a
-            # datetime as its ISO text, which a range here cannot compare; helper
-            # leftovers66b, documented in docs/llamaindex.md)
+            # datetime as its ISO text, and SimpleDirectoryReader's creation_date /
+            # last_modified_date are text dates, which a range here cannot compare; helpers
+            # leftovers66b and usage76, documented in docs/llamaindex.md)
             hint = (
                 "; a datetime in metadata is stored as its ISO text, as node_to_metadata_dict "
-                "writes it: for a time range store the time as a number too (e.g. "
-                "metadata['created_ts'] = t.timestamp()) and compare that"
+                "writes it: for a time range store the time as a number (epoch seconds, "
+                "datetime.timestamp(); e.g. metadata['created_ts'] = t.timestamp(), or "
+                "SimpleDirectoryReader(file_metadata=...)) and compare with a number"
                 if isinstance(value, str)
                 else ""
             )
