@@ -32,8 +32,8 @@ from langchain_treehop import add_documents as lc_add
 from llama_index.vector_stores.treehop import TreehopVectorStore as LlamaIndexStore
 from treehop import Treehop
 from treehop import arguments as argmod
-from treehop.errors import IngestError, InvalidQueryError
-from treehop.redaction import listed, shown_name
+from treehop.errors import IngestError, InvalidQueryError, PartialWriteError, StoreError
+from treehop.redaction import listed, register_secret, shown_name
 from treehop.validation import shown_value
 
 from treehop_test_doubles import BagOfWordsEmbedder
@@ -260,3 +260,50 @@ def test_the_bound_never_refuses_a_value_within_its_json_size(value: Any) -> Non
     for text in (json.dumps(value), json.dumps(value, ensure_ascii=False, separators=(",", ":"))):
         assert argmod.json_bytes_problem(value, len(text.encode("utf-8"))) is None
     assert argmod.json_bytes_problem(value, -1) is not None
+
+
+# -- 3. a caller's store failing midway with its own StoreError ----------------------------
+
+SECRET = "sk-attacks78-0123456789abcdef"
+
+
+class _Unprintable(StoreError):
+    def __str__(self) -> str:
+        raise RuntimeError("a plug-in's error that cannot be written")
+
+
+def _failing_store(error: StoreError) -> Any:
+    from test_leftovers64b import _Engine
+
+    class Failing(_Engine):  # type: ignore[misc,valid-type]
+        def upsert(self, nodes: Any, vectors: Any) -> None:
+            self.__dict__["upserts"] = self.__dict__.get("upserts", 0) + 1
+            if self.fail_at is not None and self.__dict__["upserts"] >= self.fail_at:
+                raise error
+            super(_Engine, self).upsert(nodes, vectors)
+
+    return Failing()
+
+
+def test_a_partial_write_does_not_echo_a_key_in_the_stores_own_error(tmp_path: Path) -> None:
+    # 06c8a981: "engine refused key sk-attacks78-... for this write; 6 node(s) ..." (the
+    # plug-in's StoreError passes as it is, and its text was put whole into treehop's)
+    from test_leftovers64b import _failing_midway, _folder
+
+    register_secret(SECRET)
+    store = _failing_store(StoreError(f"engine refused key {SECRET} for this write"))
+    th, _ = _failing_midway(store, tmp_path)
+    with pytest.raises(PartialWriteError) as caught:
+        th.add_resource(_folder(tmp_path), target_uri="viking://resources/d")
+    text = str(caught.value)
+    assert "engine refused key *** for this write" in text and "6 node(s)" in text
+    assert not any(SECRET[i : i + 8] in text for i in range(len(SECRET) - 7))
+
+
+def test_a_partial_write_from_an_unprintable_store_error_is_still_said(tmp_path: Path) -> None:
+    # 06c8a981: str() of the plug-in's error raised its RuntimeError out of the write
+    from test_leftovers64b import _failing_midway, _folder
+
+    th, _ = _failing_midway(_failing_store(_Unprintable()), tmp_path)
+    with pytest.raises(PartialWriteError, match=r"^_Unprintable; 6 node"):
+        th.add_resource(_folder(tmp_path), target_uri="viking://resources/d")
