@@ -307,3 +307,44 @@ def test_a_partial_write_from_an_unprintable_store_error_is_still_said(tmp_path:
     th, _ = _failing_midway(_failing_store(_Unprintable()), tmp_path)
     with pytest.raises(PartialWriteError, match=r"^_Unprintable; 6 node"):
         th.add_resource(_folder(tmp_path), target_uri="viking://resources/d")
+
+
+# -- 4. the MCP gate: a number of more digits than Python converts ----------------------
+
+BIG = "1" * 5000
+
+
+@pytest.mark.parametrize(
+    ("line", "answered_to"),
+    [
+        (f'{{"jsonrpc":"2.0","id":{BIG},"method":"ping"}}', None),
+        (f'{{"jsonrpc":"2.0","id":-{BIG},"method":"ping"}}', None),
+        (
+            '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"find",'
+            f'"arguments":{{"query":"q","limit":{BIG}}}}}}}',
+            1,
+        ),
+        (f'{{"jsonrpc":"2.0","id":"r","method":"ping","params":{{"a":[-{BIG}]}}}}', "r"),
+    ],
+    ids=["id", "negative id", "a tool's argument", "a param"],
+)
+def test_a_5000_digit_number_is_an_invalid_request_answered_to_its_id(
+    line: str, answered_to: Any
+) -> None:
+    # 06c8a981: "Parse error: the line is not JSON" to id null (int()'s digit limit in
+    # Python's parser), though the line is JSON: a readable id's client never got its answer
+    from mcp_types import INVALID_REQUEST
+
+    from treehop import mcp_server
+
+    answer = mcp_server._refusal(line)
+    assert answer is not None and answer.error.code == INVALID_REQUEST
+    assert answer.id == answered_to and "number past its range" in answer.error.message
+
+
+def test_control_a_4300_digit_number_is_passed_on() -> None:
+    # control (passes on 06c8a981 too): within int()'s limit nothing changes
+    from treehop import mcp_server
+
+    line = f'{{"jsonrpc":"2.0","id":7,"method":"ping","params":{{"a":{"1" * 4300}}}}}'
+    assert mcp_server._screen(line) == mcp_server._Screened(None, line, request_id=7)
