@@ -73,6 +73,10 @@ def _counted_shapes() -> dict[str, Any]:
         "list subclass": Sub(many),
         "deque in a list": [collections.deque(many)],
         "list subclass in a dict": {"k": Sub(many)},
+        "a deque of one big list": collections.deque([many], maxlen=2),
+        "an OrderedDict of one big list": collections.OrderedDict(a=many),
+        "a defaultdict of one big list": collections.defaultdict(list, a=many),
+        "a dict view of one big list": {1: many}.items(),
     }
 
 
@@ -123,6 +127,11 @@ def test_a_tuple_name_is_shown_and_sorted_without_writing_it_whole() -> None:
         bytearray(b"\x00a"),
         Pair(1, [2]),
         frozenset({1}),
+        collections.deque([collections.OrderedDict(x=collections.defaultdict(int))]),
+        collections.deque(maxlen=0),
+        collections.defaultdict(None, {1: (2,)}),
+        collections.OrderedDict(a=1).keys(),
+        {}.values(),
     ],
     ids=repr,
 )
