@@ -98,16 +98,17 @@ def _compared(key: str, op: str, value: Any) -> Any:
         if op in _RANGE_OPS:
             raise InvalidFilterError(
                 f"filter {shown_name(key)} {op}: a date is stored as its ISO text and "
-                "treehop compares ranges on numbers; a datetime is stored as epoch seconds, "
-                f"so compare with one: datetime({value.year}, {value.month}, {value.day})"
+                "treehop compares ranges on numbers; store a datetime in the metadata (it is "
+                "stored as epoch seconds) and compare with one: "
+                f"datetime({value.year}, {value.month}, {value.day})"
             )
         return value.isoformat()
     return value
 
 
 _TIME_HINT = (
-    "; a date or time: store a datetime in the metadata (kept as epoch seconds) and give a "
-    "datetime, or its .timestamp(), as the bound"
+    "; a date or time: store a datetime in the metadata (it is stored as epoch seconds) and "
+    "give a datetime, or its .timestamp(), as the bound"
 )
 
 

@@ -194,6 +194,61 @@ def check_name(value: object) -> str | None:
     return value
 
 
+_JSON_SCALARS = frozenset({int, float, bool, type(None)})
+
+
+def json_bytes_problem(value: object, limit: int) -> str | None:
+    """Why ``value`` cannot be metadata of at most ``limit`` bytes as JSON, found by a walk
+    that stops as soon as it knows: ``"is larger than <limit> bytes as JSON"``, ``"holds
+    itself (a cycle)"``, ``"could not be read (<Type> raised ...)"``; ``None`` when the walk
+    finds none of these (the other checks still run).
+
+    The walk counts a lower bound of the JSON text (each value at least a byte, a string its
+    characters and quotes, a key its characters, quotes and colon, a container its brackets
+    and commas), so it visits at most about ``limit`` values, whatever the value's size. Why
+    (helper attacks78): metadata holding one list ten times, each holding one list ten times,
+    seven levels deep (70 references) is 10**7 values as JSON; ``json.dumps``, the checks
+    after it and ``plain_metadata``'s walk each wrote or walked all of them: 76-91 s for one
+    document before "larger than 64000 bytes", and a few levels more ran for hours. A cycle
+    is named as one (it was Python's raw ``ValueError`` out of ``stable_id``), and a mapping
+    or list whose own methods raise is refused, not let through as its own exception."""
+    left = limit
+    active: set[int] = set()
+    stack: list[tuple[Any, int | None]] = [(value, None)]
+    try:
+        while stack:
+            item, leaving = stack.pop()
+            if leaving is not None:
+                active.discard(leaving)
+                continue
+            kind = type(item)
+            if kind in _JSON_SCALARS:  # (the common values first: no ABC check)
+                left -= 1
+            elif kind is str or isinstance(item, str):
+                left -= len(item) + 2
+            elif kind is dict or kind is list or isinstance(item, Mapping | list | tuple):
+                if id(item) in active:
+                    return "holds itself (a cycle)"
+                left -= len(item) + 1  # (brackets and commas)
+                if left < 0:
+                    break
+                active.add(id(item))
+                stack.append((item, id(item)))
+                if isinstance(item, Mapping):
+                    for key, element in item.items():  # (a key: its text, quotes, colon)
+                        left -= len(key) + 3 if isinstance(key, str) else 3
+                        stack.append((element, None))
+                else:
+                    stack.extend((element, None) for element in item)
+            else:
+                left -= 1
+            if left < 0:
+                break
+    except Exception as exc:  # (a caller's mapping or list whose own methods raise)
+        return f"could not be read ({type(exc).__name__} raised)"
+    return f"is larger than {limit} bytes as JSON" if left < 0 else None
+
+
 def check_metadata(value: object) -> dict[str, Any] | None:
     """Metadata merged into every written node: a JSON object of bounded size and depth.
 
@@ -204,6 +259,9 @@ def check_metadata(value: object) -> dict[str, Any] | None:
         return None
     if not isinstance(value, Mapping):
         raise InvalidQueryError(f"metadata must be a mapping, got {type(value).__name__}")
+    problem = json_bytes_problem(value, MAX_METADATA_BYTES)
+    if problem is not None:
+        raise InvalidQueryError(f"metadata {problem}")
     _check_json(value, "metadata", 0)
     try:
         blob = json.dumps(dict(value), ensure_ascii=False, allow_nan=False)

@@ -70,7 +70,12 @@ from typing_extensions import TypeIs
 
 from . import uri as urimod
 from ._sync import LoopThread
-from .arguments import MAX_METADATA_DEPTH, check_context_types, check_target_uris
+from .arguments import (
+    MAX_METADATA_DEPTH,
+    check_context_types,
+    check_target_uris,
+    json_bytes_problem,
+)
 from .client import (
     TINY_QUERY_NORM,
     AsyncTreehop,
@@ -1059,8 +1064,25 @@ def plain_metadata(
     complex numbers, bytes, ``timedelta64`` or ``longdouble``. Anything else that is no
     JSON value (a ``longdouble``, an object) is left as given, for the store's own check to
     refuse naming its type."""
+    # (walked only within the bound the core holds a passage's metadata to: metadata sharing
+    # one list at every level was walked and copied path by path, exponential; over the
+    # bound, a cycle or a mapping whose methods raise it is left as given, for the core's
+    # typed refusal. Helper attacks78)
+    if json_bytes_problem(metadata, recmod.MAX_PASSAGE_METADATA_BYTES) is not None:
+        return metadata
     out, changed = _plain(metadata, (), 0, datetimes)
     return out if changed else metadata
+
+
+def check_metadata_bounded(metadata: object, where: str) -> None:
+    """An :class:`IngestError` for ``metadata`` the core refuses before writing it out
+    (:func:`treehop.arguments.json_bytes_problem`: over a passage's bound as JSON, a cycle,
+    a mapping or list whose own methods raise), for an adapter that serialises a node's
+    metadata itself before the core sees it (LlamaIndex's ``node_to_metadata_dict``: its
+    pydantic dump of metadata sharing one list at every level ran as long as the core's)."""
+    problem = json_bytes_problem(metadata, recmod.MAX_PASSAGE_METADATA_BYTES)
+    if problem is not None:
+        raise IngestError(f"{where}: metadata {problem}")
 
 
 def add_records(
@@ -1603,6 +1625,7 @@ __all__ = [
     "as_async",
     "call",
     "check_client",
+    "check_metadata_bounded",
     "check_retriever_client",
     "check_source_targets",
     "did_you_mean",

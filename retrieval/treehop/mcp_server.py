@@ -32,6 +32,7 @@ import contextlib
 import functools
 import io
 import json
+import math
 import os
 import re
 import sys
@@ -373,6 +374,19 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
+def _int_or_beyond(digits: str) -> int | float:
+    """``json.loads``'s hook for an integer: the ``int``, or for one of more digits than
+    Python converts (``sys.get_int_max_str_digits``, 4,300) its sign's infinity: a number
+    past every range, which no id or argument takes. Why (helper attacks78): ``int()``'s
+    ``ValueError`` made a request holding a 5,000-digit number anywhere (an id, a tool's
+    ``limit``) a "Parse error: the line is not JSON" to ``id: null``, though it is JSON and
+    its id was readable: its client waited on that id for an answer that never came."""
+    most = sys.get_int_max_str_digits() if hasattr(sys, "get_int_max_str_digits") else 0
+    if most and len(digits.lstrip("-")) > most:
+        return -math.inf if digits.startswith("-") else math.inf
+    return int(digits)
+
+
 _SDK_DEPTH = 200
 """About how deep the SDK's JSON parser (pydantic's) reads a message (mcp 2.3, measured):
 deeper JSON is refused by it, though Python's parser reads it (an Invalid Request then)."""
@@ -502,7 +516,7 @@ def _screen(line: str) -> _Screened:
             return _Screened(None, line, cancelled=cancelled)
         sdk_refused, unicode_note = False, False
     try:
-        sent = json.loads(line, parse_constant=_no_constant)
+        sent = json.loads(line, parse_constant=_no_constant, parse_int=_int_or_beyond)
     except (ValueError, RecursionError):
         error = ErrorData(code=PARSE_ERROR, message="Parse error: the line is not JSON")
         return _Screened(JSONRPCError(jsonrpc="2.0", id=None, error=error), line)

@@ -237,12 +237,33 @@ def shown_name(name: object, limit: int = NAME_CHARS) -> str:
     bounded by ``limit`` whatever the name's length. Why one function (helper leftovers64):
     the adapters had their own copy (the repr cut to 100 characters), so the same unknown
     name read differently in ``find``'s error and in a LangChain retriever's."""
-    try:
-        text = name if isinstance(name, str) else str(name)
-    except Exception:  # (a key whose __str__ raises)
-        text = f"<{type(name).__name__}>"
+    text = _name_text(name, limit)
     cut = text[:limit] + ("..." if len(text) > limit else "")
     return redact(repr(cut))
+
+
+_REPR_STRS = (object.__str__, bytes.__str__, bytearray.__str__)
+"""The ``__str__`` s that write what ``repr`` writes (bytes' warn only under ``python -b``)."""
+
+
+def _name_text(name: object, limit: int) -> str:
+    """``str(name)``, at least its first ``limit`` characters (it may run on past them).
+
+    A name that is no string is most often a tuple (a hashable key of a filter dict), whose
+    ``str`` is its ``repr``: built by ``validation``'s bounded repr, only as far as shown.
+    Why (helper attacks78): ``str()`` of a 5-million-item tuple key wrote its whole 39 MB
+    text (0.3 s) for a 60-character name, and :func:`first_few` did so for every name given.
+    A ``__str__`` that raises gives ``<TypeName>``."""
+    if isinstance(name, str):
+        return name
+    try:
+        if type(name).__str__ in _REPR_STRS:  # (``str`` is ``repr``: bounded)
+            from .validation import _bounded_repr
+
+            return _bounded_repr(name, limit + 1)
+        return str(name)
+    except Exception:  # (a key whose __str__ / __repr__ raises)
+        return f"<{type(name).__name__}>"
 
 
 def listed(
@@ -269,10 +290,7 @@ def first_few(names: Iterable[_N], first: int = LISTED_NAMES) -> tuple[list[_N],
     items = list(names)
 
     def key(n: object) -> str:
-        try:
-            return (n if isinstance(n, str) else str(n))[: NAME_CHARS + 1]
-        except Exception:  # (a key whose __str__ raises)
-            return ""
+        return _name_text(n, NAME_CHARS)[: NAME_CHARS + 1]
 
     head = heapq.nsmallest(first, items, key=key)
     return head, len(items) - len(head)

@@ -61,7 +61,7 @@ from ..redaction import LISTED_NAMES, shown_name
 from ..stores.embedded import EmbeddedStore
 from ..tagging import ingest as tagger_keys
 from ..validation import check_strings, is_blank, shown_value
-from .loaders import check_text_size
+from .loaders import MAX_FILE_BYTES, check_text_size
 from .tree_builder import finalize, segment, summarize
 from .writer import EMBED_BATCH, AddCall, ProgressCallback, to_thread_to_the_end
 
@@ -156,11 +156,28 @@ def _path_parts(value: str) -> list[str]:
     return out
 
 
+MAX_PASSAGE_METADATA_BYTES = MAX_FILE_BYTES
+"""The most one passage's metadata may take as JSON: the largest file treehop ingests (a
+document written whole is held to ``arguments.MAX_METADATA_BYTES``). Why a bound at all
+(helper attacks78): metadata sharing one list at every level is exponentially larger as
+JSON than as given (70 references, 10**7 values), and every check writing it whole ran for
+minutes to hours; :func:`arguments.json_bytes_problem` stops at this bound."""
+
+
+def _check_bounded(meta: Mapping[str, Any], where: str) -> None:
+    """Refuse metadata over :data:`MAX_PASSAGE_METADATA_BYTES` as JSON, a cycle, or one whose
+    own methods raise, before anything writes it out whole (``stable_id``, ``json.dumps``)."""
+    problem = argmod.json_bytes_problem(meta, MAX_PASSAGE_METADATA_BYTES)
+    if problem is not None:
+        raise IngestError(f"{where}: metadata {problem}")
+
+
 def _check_metadata(meta: Mapping[str, Any], where: str) -> None:
     # Stores persist metadata as JSON; refusing here keeps a bad value from failing (or being
     # silently mangled) after half the batch was written.
     # (sorted keys, as a store writes them: a non-string key beside string ones fails
     # there; nesting past the recursion limit fails in any JSON writer)
+    _check_bounded(meta, where)
     try:
         json.dumps(meta, allow_nan=False, sort_keys=True)
     except (TypeError, ValueError, RecursionError) as exc:
@@ -302,7 +319,13 @@ def _target_of(
     else:
         # No URI, no source, no id: a stable id from the text and metadata, so re-running
         # the same ingest replaces instead of duplicating.
-        target = urimod.join(base, stable_id(rec.text, rec.metadata))
+        try:
+            made = stable_id(rec.text, rec.metadata)
+        except (TypeError, ValueError, RecursionError) as exc:
+            # (a non-string key beside string ones cannot be sorted; nested past the
+            # recursion limit: refused as the metadata check below refuses them)
+            raise IngestError(f"{where}: metadata must be JSON-serialisable ({exc})") from None
+        target = urimod.join(base, made)
     if urimod.parent_of(target) is None:
         raise InvalidURIError(f"{where}: {target} is a root; give a path below it")
     if urimod.CHUNK_MARK in target:
@@ -453,6 +476,7 @@ def plan_records(
         where = f"document {i}"
         if is_blank(rec.text):
             raise IngestError(f"{where}: the text is empty (no visible character)")
+        _check_bounded(rec.metadata, where)  # (before stable_id writes it out whole)
         meta = dict(rec.metadata)
         chunk = retrieved_chunk(meta, uri_key)
         target = _target_of(

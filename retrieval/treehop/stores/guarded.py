@@ -65,7 +65,7 @@ import numpy as np
 from .._plugins import SHOWN_CHARS, call, failed, passes
 from ..errors import PartialWriteError, StoreError
 from ..models import Node
-from ..redaction import listed
+from ..redaction import listed, redact
 from .base import ScoredNode, StoreCapabilities
 
 _WRITE_METHODS = frozenset(
@@ -127,8 +127,14 @@ def _journaled(guard: GuardedStore, name: str, exc: StoreError) -> PartialWriteE
     written, deleted, discard, lists = _journal_lists(journal, guard._inner)
     fate = _DROPPED if discard else _KEPT
     # (the failure's own text cut first, then the lists; the fate last and whole: the writer
-    # corrects it when the rollback fails)
-    body = f"{str(exc)[:160]}; {lists}"[: SHOWN_CHARS - len(fate) - 2]
+    # corrects it when the rollback fails. Redacted: a plug-in's own StoreError passes
+    # through as it is, but this message is treehop's, and it echoed a registered key the
+    # plug-in's text held -- helper attacks78)
+    try:
+        own = redact(str(exc)[:160])
+    except Exception:  # (a plug-in's StoreError whose __str__ raises: named by its type)
+        own = type(exc).__name__[:100]
+    body = f"{own}; {lists}"[: SHOWN_CHARS - len(fate) - 2]
     out = PartialWriteError(f"{body}; {fate}", written, deleted, discard)
     out.__context__ = exc.__context__ if exc.__suppress_context__ else exc
     out.__suppress_context__ = True

@@ -247,6 +247,18 @@ class TreehopVectorStore(kit.IndexedStore, BasePydanticVectorStore):
     def _passage(self, node: BaseNode) -> Passage:
         if not isinstance(node, BaseNode):
             raise InvalidQueryError(f"expected llama_index nodes, got {type(node).__name__}")
+        # (metadata the core refuses unwritten -- a cycle, a list shared at every level --
+        # refused before node_to_metadata_dict dumps it whole: kit.check_metadata_bounded)
+        where = f"node {kit.shown_name(node.node_id, 100)}"
+        kit.check_metadata_bounded(node.metadata, where)
+        try:
+            return self._passage_of(node)
+        except RecursionError:
+            # (metadata nested past Python's recursion limit: LlamaIndex's own metadata
+            # string, str() of each value, raised it raw; the core refuses it as JSON too)
+            raise IngestError(f"{where}: metadata is nested too deep to be written") from None
+
+    def _passage_of(self, node: BaseNode) -> Passage:
         # (a numpy number or array as the Python value it equals, a datetime / datetime64
         # as the ISO text node_to_metadata_dict writes: kit.plain_metadata; LlamaIndex's
         # dump raised a raw PydanticSerializationError for numpy, and wrote a NaN as null:
