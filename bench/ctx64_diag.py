@@ -61,13 +61,17 @@ def by_score_after(
     *,
     after: int = 0,
     with_hit: bool = False,
+    forward: bool = False,
 ) -> tuple[list[Any], list[str | None]]:
     """``treehop.context_assembly._by_score`` with two screened changes (not in the library):
     ``after`` > 0: a whole slot's extensions wait for the next ``after`` slots' hits (the
     budget reaches one or two more answers before the top passage's continuation);
     ``with_hit``: a lower slot's extension whose own score is at least its hit's own score goes
-    right after the hit (the slot was ranked by that text), nearest first. ``after=0,
-    with_hit=False`` is the library's order exactly (checked in tests/test_ctx64_diag.py)."""
+    right after the hit (the slot was ranked by that text), nearest first; ``forward`` (stop 66):
+    a whole slot is offered whole only forwards (its hit, then the chunks after it), the chunks
+    before its hit compete as a lower slot's do (by score, nearest first, each after the one it
+    continues). ``after=0, with_hit=False, forward=False`` is the library's order exactly
+    (checked in tests/test_ctx64_diag.py)."""
     by_score = ca.EXTENSION_ORDER == "score"
     whole = ca.WHOLE_SLOTS if whole is None else whole
     out: list[Any] = []
@@ -108,11 +112,17 @@ def by_score_after(
         if not is_turn and entries and rank < whole and after > 0:
             deferred.append((rank + after, [e for _, e in entries]))
             continue
-        if is_turn or not entries or rank < whole:
+        sides: tuple[int, ...] = (0, 1)
+        if not is_turn and entries and rank < whole and forward:
+            ahead = [e for p, e in entries if p > 0]
+            out.extend(ahead)
+            needs.extend(None for _ in ahead)
+            sides = (0,)
+        elif is_turn or not entries or rank < whole:
             out.extend(e for _, e in entries)
             needs.extend(None for _ in entries)
             continue
-        for side in (0, 1):
+        for side in sides:
             chain = sorted(
                 (pe for pe in entries if (pe[0] > 0) == bool(side)), key=lambda pe: abs(pe[0])
             )
@@ -152,6 +162,7 @@ _PATCHES: dict[str, Any] = {
     "after-1": functools.partial(by_score_after, after=1),
     "after-2": functools.partial(by_score_after, after=2),
     "with-hit": functools.partial(by_score_after, with_hit=True),
+    "forward": functools.partial(by_score_after, forward=True),
 }
 cd.PATCHES.update(_PATCHES)
 VARIANTS: dict[str, dict[str, Any]] = {
@@ -165,6 +176,8 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "ext-with-hit": {"_by_score": "with-hit"},
     # one whole slot per 1,000 tokens of budget (stop 65's screen; = two-whole at 2,000)
     "whole-per-1000": {"_whole_slots": "per-budget"},
+    # the whole slots whole only forwards: the chunks before a top hit bid as extensions (stop 66)
+    "whole-forward": {"_by_score": "forward"},
 }
 
 

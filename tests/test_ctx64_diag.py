@@ -105,3 +105,31 @@ def test_first_rank() -> None:
     assert cx.first_rank([frozenset(), frozenset({"a0"})]) == 2
     assert cx.first_rank([frozenset({"a1"})]) == 1
     assert cx.first_rank([frozenset(), frozenset()]) is None
+
+
+def test_forward_offers_a_whole_slot_only_forwards() -> None:
+    """``forward`` (stop 66): the top slot's chunk after its hit stays with it; the chunk
+    before its hit bids by score like a lower slot's extension, after the hit it continues."""
+    base = _uris(ca._unfold_turns(_slots(), 1)[0])
+    assert base[:3] == ["a.md#chunk-3", "a.md#chunk-2", "a.md#chunk-4"]
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(ca, "_by_score", lambda s, w=None: cx.by_score_after(s, w, forward=True))
+        order, _, needs = ca._unfold_turns(_slots(), 1)
+    names = _uris(order)
+    # a's -1 chunk (score 0.3) waits behind b's hit, b's +1 (0.75) and c's hit (0.7)
+    assert names == [
+        "a.md#chunk-3",
+        "a.md#chunk-4",
+        "b.md#chunk-7",
+        "b.md#chunk-8",
+        "c.md#chunk-2",
+        "a.md#chunk-2",
+        "b.md#chunk-9",
+    ]
+    assert needs[names.index("a.md#chunk-4")] is None
+    assert needs[names.index("a.md#chunk-2")] == f"{ROOT}/a.md#chunk-3"
+    # with no whole slot it changes nothing
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(ca, "_by_score", lambda s, w=None: cx.by_score_after(s, w, forward=True))
+        none_whole = ca._unfold_turns(_slots(), 0)
+    assert _uris(none_whole[0]) == _uris(ca._unfold_turns(_slots(), 0)[0])
