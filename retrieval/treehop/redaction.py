@@ -49,6 +49,8 @@ from collections.abc import Callable, Iterable
 from typing import TypeVar
 from urllib.parse import quote, quote_plus, unquote_plus, urlsplit
 
+from .bounded_repr import bounded_repr
+
 MASK = "***"
 MIN_SECRET_CHARS = 6
 """Shorter values are not registered: masking every ``abc`` in a message would hide the error
@@ -250,7 +252,8 @@ def _name_text(name: object, limit: int) -> str:
     """``str(name)``, at least its first ``limit`` characters (it may run on past them).
 
     A name that is no string is most often a tuple (a hashable key of a filter dict), whose
-    ``str`` is its ``repr``: built by ``validation``'s bounded repr, only as far as shown.
+    ``str`` is its ``repr``: built by :func:`treehop.bounded_repr.bounded_repr`, only as
+    far as shown.
     Why (helper attacks78): ``str()`` of a 5-million-item tuple key wrote its whole 39 MB
     text (0.3 s) for a 60-character name, and :func:`first_few` did so for every name given.
     A ``__str__`` that raises gives ``<TypeName>``."""
@@ -258,9 +261,7 @@ def _name_text(name: object, limit: int) -> str:
         return name
     try:
         if type(name).__str__ in _REPR_STRS:  # (``str`` is ``repr``: bounded)
-            from .validation import _bounded_repr
-
-            return _bounded_repr(name, limit + 1)
+            return bounded_repr(name, limit + 1)
         return str(name)
     except Exception:  # (a key whose __str__ / __repr__ raises)
         return f"<{type(name).__name__}>"
