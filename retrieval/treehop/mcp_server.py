@@ -28,18 +28,16 @@ only here, so the core never requires it.
 from __future__ import annotations
 
 import collections
-import contextlib
 import functools
-import io
 import json
-import os
 import re
 import sys
-from collections.abc import AsyncIterable, Awaitable, Callable, Iterator
+from collections.abc import AsyncIterable, Awaitable, Callable
 from typing import TYPE_CHECKING, Annotated, Any, NamedTuple, TypeVar
 
 from pydantic import Field
 
+from ._mcp_wire import MAX_LINE_CHARS, WRITE_DEADLINE_S, ClientStuck, TooLong, wire
 from .context_assembly import TIERS
 from .errors import SEARCH_SESSION_HINT, NotFoundError, SessionNotFoundError, TreehopError
 from .integration_kit import acheck_filter_fields
@@ -533,6 +531,19 @@ def _screen(line: str) -> _Screened:
     return _Screened(JSONRPCError(jsonrpc="2.0", id=request_id, error=error), line)
 
 
+def _too_long(limit: int) -> _Screened:
+    """The answer to a stdin line longer than ``limit`` characters (:data:`MAX_LINE_CHARS`):
+    an Invalid Request with ``id: null`` (the id is in the part that was dropped unread)."""
+    from mcp_types import INVALID_REQUEST, ErrorData, JSONRPCError
+
+    why = (
+        f"Invalid Request: a line longer than {limit:,} characters (the server's "
+        "MAX_LINE_CHARS); it was dropped unread: send the request on one shorter line"
+    )
+    error = ErrorData(code=INVALID_REQUEST, message=why)
+    return _Screened(JSONRPCError(jsonrpc="2.0", id=None, error=error), "")
+
+
 EOF_GRACE_S = 60.0
 """How long the server, its stdin closed, still waits for the requests it is running to be
 answered before it exits. Why: the SDK cancels every request in flight when stdin ends, so
@@ -553,7 +564,9 @@ class _LineGate:
     ``grace_s`` (:data:`EOF_GRACE_S`) for them before it ends the lines, which is when the SDK
     cancels what is still running."""
 
-    def __init__(self, lines: AsyncIterable[str], *, grace_s: float = EOF_GRACE_S) -> None:
+    def __init__(
+        self, lines: AsyncIterable[str | TooLong], *, grace_s: float = EOF_GRACE_S
+    ) -> None:
         import anyio
 
         self._lines = aiter(lines)
@@ -606,7 +619,7 @@ class _LineGate:
                     with anyio.move_on_after(self._grace_s):
                         await self._idle.wait()
                 raise
-            screened = _screen(line)
+            screened = _too_long(line.limit) if isinstance(line, TooLong) else _screen(line)
             if screened.answer is None:
                 if screened.cancelled is not None:
                     self.answered(screened.cancelled)
@@ -644,39 +657,6 @@ class _AnswerWatch:
         return await self._inner.__aexit__(*exc)
 
 
-@contextlib.contextmanager
-def _wire_stdin() -> Iterator[Any]:
-    """The process's stdin as the SDK's ``stdio_server`` opens it when it opens it itself:
-    UTF-8 lines (invalid bytes replaced) read from a private duplicate of fd 0, with fd 0 on
-    the null device while the server runs (a plug-in or a child process that reads stdin
-    reads EOF, not the client's messages), and put back after. Where fd 0 cannot be
-    duplicated, ``sys.stdin``'s buffer is read in place (the SDK's own fallback)."""
-    import anyio
-
-    wire: int | None
-    try:
-        wire = os.dup(0)
-        null = os.open(os.devnull, os.O_RDONLY)
-        try:
-            os.dup2(null, 0)
-        finally:
-            os.close(null)
-    except OSError:
-        wire = None
-    # (closefd=False: a worker thread may still block on the descriptor after the server
-    # stops; it is never closed and recycled under it, as the SDK does)
-    raw = os.fdopen(wire, "rb", closefd=False) if wire is not None else sys.stdin.buffer
-    text = io.TextIOWrapper(raw, encoding="utf-8", errors="replace")
-    try:
-        yield anyio.wrap_file(text)
-    finally:
-        with contextlib.suppress(ValueError):
-            text.detach()  # (closing it would close sys.stdin's buffer in the fallback)
-        if wire is not None:
-            with contextlib.suppress(OSError):
-                os.dup2(wire, 0)
-
-
 def _lowlevel(server: Any) -> Any:
     """The low-level ``mcp.server.lowlevel.Server`` under an ``MCPServer``, or ``None``.
 
@@ -691,8 +671,19 @@ def _lowlevel(server: Any) -> Any:
     return found if isinstance(found, Server) else None
 
 
-def build_server(client: AsyncTreehop, *, read_only: bool = False) -> MCPServer:
-    """An ``MCPServer`` whose tools call ``client`` (run it with ``.run("stdio")``)."""
+def build_server(
+    client: AsyncTreehop,
+    *,
+    read_only: bool = False,
+    line_chars: int = MAX_LINE_CHARS,
+    write_deadline_s: float = WRITE_DEADLINE_S,
+) -> MCPServer:
+    """An ``MCPServer`` whose tools call ``client`` (run it with ``.run("stdio")``).
+
+    Over stdio, a stdin line longer than ``line_chars`` is answered with an Invalid Request
+    and dropped unread, and a message the client has not read within ``write_deadline_s``
+    ends the session (:mod:`treehop._mcp_wire`: memory bounded, and no hang, whatever the
+    client does)."""
     try:
         from mcp.server.mcpserver import MCPServer
         from mcp.server.mcpserver.exceptions import ToolError
@@ -998,11 +989,17 @@ def build_server(client: AsyncTreehop, *, read_only: bool = False) -> MCPServer:
             if lowlevel is None:  # pragma: no cover - another SDK's layout
                 await super().run_stdio_async()
                 return
-            with _wire_stdin() as stdin:
+            with wire(limit=line_chars, deadline_s=write_deadline_s) as (stdin, stdout):
                 gate = _LineGate(stdin)
-                async with stdio_server(stdin=gate) as (read, write):  # type: ignore[arg-type]
-                    watched = gate.answer_on(write)
-                    await lowlevel.run(read, watched, lowlevel.create_initialization_options())
+                try:
+                    async with stdio_server(stdin=gate, stdout=stdout) as (read, write):  # type: ignore[arg-type]
+                        watched = gate.answer_on(write)
+                        options = lowlevel.create_initialization_options()
+                        await lowlevel.run(read, watched, options)
+                except* ClientStuck as stuck:
+                    # (a client that stopped reading: the session ends, the process exits;
+                    # stdout is the client's, stderr is its server log)
+                    print(f"treehop mcp: {stuck.exceptions[0]}", file=sys.stderr)
 
     return StdioServer(
         name="treehop",

@@ -1,0 +1,267 @@
+"""``treehop mcp``'s stdio wire (helper leftovers66c, bench/README.md "(helper
+leftovers66c)"), the real server over real pipes:
+
+1. A stdin line without a newline was read whole by the SDK's reader: a 128 MiB line grew
+   the server by ~260 MB (the bytes, then the text). A line longer than ``MAX_LINE_CHARS`` is
+   now answered ``-32600`` as soon as it passes the limit and dropped as it streams past.
+2. A client that stops reading stdout blocked the SDK's writer forever (the server hung with
+   it, stdin open or not). Each message now has a total write deadline; past it the session
+   ends and the process exits.
+
+Each test fails on 06c8a981 unless it says it is a control.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import anyio
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import test_mcp63_protocol as mcp63
+from treehop import _mcp_wire
+
+index = mcp63.index  # (the devops sample beside the soup note, built once a module)
+_INIT = {
+    "protocolVersion": "2025-06-18",
+    "capabilities": {},
+    "clientInfo": {"name": "wire", "version": "0"},
+}
+MiB = 1024 * 1024
+
+
+class _Proc:
+    """A server process spoken to with blocking reads and writes on its pipes."""
+
+    def __init__(self, argv: list[str]) -> None:
+        self.proc = subprocess.Popen(
+            argv,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=mcp63.ENV,
+        )
+        self.send({"jsonrpc": "2.0", "id": "init", "method": "initialize", "params": _INIT})
+        assert self.answer(mcp63.WAIT_S)["id"] == "init"
+        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+    def send(self, message: dict[str, Any]) -> None:
+        self.write(json.dumps(message).encode() + b"\n")
+
+    def write(self, data: bytes) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(data)
+        self.proc.stdin.flush()
+
+    def answer(self, wait_s: float) -> dict[str, Any]:
+        """The next line on stdout, read on a thread so that a missing answer fails at
+        ``wait_s`` instead of hanging the test."""
+        stdout = self.proc.stdout
+        assert stdout is not None
+        got: list[bytes] = []
+        reader = threading.Thread(target=lambda: got.append(stdout.readline()))
+        reader.daemon = True
+        reader.start()
+        reader.join(wait_s)
+        assert got and got[0], f"no answer within {wait_s} s"
+        out = json.loads(got[0])
+        assert isinstance(out, dict)
+        return out
+
+    def peak_kib(self) -> int:
+        """The process's peak resident memory (``VmHWM``), KiB."""
+        for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1])
+        raise AssertionError("no VmHWM")  # pragma: no cover
+
+    def close(self) -> int:
+        if self.proc.stdin is not None and not self.proc.stdin.closed:
+            with contextlib.suppress(BrokenPipeError):
+                self.proc.stdin.close()
+        try:
+            return self.proc.wait(mcp63.WAIT_S)
+        finally:
+            if self.proc.poll() is None:  # pragma: no cover - a server that stays
+                self.proc.kill()
+                self.proc.wait()
+
+
+# -- 1. a line without a newline -------------------------------------------------------------
+
+
+def test_a_line_past_the_limit_is_answered_at_once_and_dropped_in_bounded_memory(
+    index: Path,
+) -> None:
+    server = _Proc([sys.executable, "-m", "treehop", "--index", str(index), "mcp"])
+    try:
+        before = server.peak_kib()
+        # the limit passed, no newline sent yet: the answer comes now, not at the line's end
+        # (06c8a981: none until the newline, the whole line held)
+        server.write(b"x" * (_mcp_wire.MAX_LINE_CHARS + MiB))
+        refused = server.answer(30.0)
+        assert refused["id"] is None and refused["error"]["code"] == -32600
+        assert "MAX_LINE_CHARS" in refused["error"]["message"]
+        assert "xxxx" not in json.dumps(refused)  # (nothing of the line is repeated)
+        for _ in range(123):  # 128 MiB in all, still one line
+            server.write(b"x" * MiB)
+        server.write(b"\n")
+        server.send({"jsonrpc": "2.0", "id": 7, "method": "ping"})
+        assert server.answer(mcp63.WAIT_S) == {"jsonrpc": "2.0", "id": 7, "result": {}}
+        # 06c8a981: +263 MB for this line; now about the limit (4 Mi one-byte characters)
+        grown_mib = (server.peak_kib() - before) / 1024
+        assert grown_mib < 24, grown_mib
+    finally:
+        assert server.close() == 0
+
+
+def test_a_line_at_the_limit_is_served(index: Path) -> None:
+    # control: the limit refuses no request it does not have to (a ping padded with spaces
+    # to exactly MAX_LINE_CHARS characters, its newline not counted)
+    server = _Proc([sys.executable, "-m", "treehop", "--index", str(index), "mcp"])
+    try:
+        ping = json.dumps({"jsonrpc": "2.0", "id": 8, "method": "ping"})
+        server.write((ping + " " * (_mcp_wire.MAX_LINE_CHARS - len(ping)) + "\n").encode())
+        assert server.answer(mcp63.WAIT_S) == {"jsonrpc": "2.0", "id": 8, "result": {}}
+    finally:
+        assert server.close() == 0
+
+
+def _reference(text: str, limit: int) -> list[Any]:
+    """What a line reader with a limit must hand on for ``text``, written the plain way."""
+    pieces = text.split("\n")
+    out: list[Any] = []
+    for k, piece in enumerate(pieces):
+        last = k == len(pieces) - 1
+        if last and not piece:
+            break
+        if len(piece) > limit:
+            out.append(_mcp_wire.TooLong(limit))
+        else:
+            out.append(piece if last else piece + "\n")
+    return out
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    text=st.text(alphabet="ab\n", max_size=200),
+    cuts=st.lists(st.integers(min_value=0, max_value=200), max_size=8),
+    limit=st.integers(min_value=0, max_value=12),
+)
+def test_the_line_splitter_hands_on_each_line_or_its_refusal_whatever_the_chunks(
+    text: str, cuts: list[int], limit: int
+) -> None:
+    splitter = _mcp_wire.LineSplitter(limit)
+    got: list[Any] = []
+    at = 0
+    for cut in sorted(set(cuts)):
+        got += splitter.feed(text[at:cut])
+        at = max(at, cut)
+    got += splitter.feed(text[at:])
+    got += splitter.end()
+    assert got == _reference(text, limit)
+
+
+async def _read_all(data: bytes, cuts: list[int], limit: int) -> list[Any]:
+    chunks = [data[a:b] for a, b in zip([0, *cuts], [*cuts, len(data)], strict=True)]
+    chunks = [c for c in chunks if c] + [b""]
+    source = iter(chunks)
+    lines = _mcp_wire.WireLines(lambda _n: next(source), limit=limit)
+    return [line async for line in lines]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    data=st.binary(max_size=120).map(lambda b: b.replace(b"z", b"\r").replace(b"y", b"\n")),
+    cuts=st.lists(st.integers(min_value=1, max_value=119), max_size=6),
+)
+def test_under_the_limit_the_wire_reads_the_lines_the_sdk_read(
+    data: bytes, cuts: list[int]
+) -> None:
+    # control (the same on 06c8a981's reader): any bytes, in any chunks, read as the SDK's
+    # TextIOWrapper reads them (UTF-8 with invalid bytes replaced, "\r\n" / "\r" as "\n")
+    cuts = sorted({c for c in cuts if c < len(data)})
+    sdk = list(io.TextIOWrapper(io.BytesIO(data), encoding="utf-8", errors="replace"))
+    assert anyio.run(_read_all, data, cuts, 10**6) == sdk
+
+
+# -- 2. a client that stops reading stdout ---------------------------------------------------
+
+_SERVE = """
+import sys
+from treehop import Treehop
+from treehop.mcp_server import build_server
+
+client = Treehop(sys.argv[1])
+try:
+    build_server(client.aio, write_deadline_s=float(sys.argv[2])).run("stdio")
+finally:
+    client.close()
+"""
+
+
+def test_a_client_that_stops_reading_ends_the_session_instead_of_hanging_the_server(
+    index: Path,
+) -> None:
+    # 06c8a981 (the same script without write_deadline_s): still running after 40 s, its
+    # writer blocked on the full pipe for as long as the client lives
+    server = _Proc([sys.executable, "-c", _SERVE, str(index), "2"])
+    sent: list[int] = []
+
+    def pings() -> None:  # (stdin written on a thread: the server stops reading it too)
+        try:
+            for i in range(20_000):
+                server.send({"jsonrpc": "2.0", "id": i, "method": "ping"})
+                sent.append(i)
+        except (BrokenPipeError, OSError, ValueError):
+            pass
+
+    writer = threading.Thread(target=pings, daemon=True)
+    started = time.monotonic()
+    writer.start()
+    try:
+        # stdout never read, stdin never closed: the server must leave on its own
+        code = server.proc.wait(mcp63.WAIT_S)
+    finally:
+        if server.proc.poll() is None:
+            server.proc.kill()
+            server.proc.wait()
+    took = time.monotonic() - started
+    assert code == 0
+    assert server.proc.stderr is not None
+    said = server.proc.stderr.read().decode()
+    assert "read no answer for 2 s" in said and "session is ended" in said, said
+    assert "Traceback" not in said, said
+    assert len(sent) < 20_000  # (the server stopped reading while its answers were stuck)
+    assert took < mcp63.WAIT_S
+
+
+def test_a_client_that_reads_slowly_is_served_to_the_end(index: Path) -> None:
+    # control: a deadline of 2 s is per message, not a budget for the session; a client
+    # that reads each answer late but within it gets every one
+    server = _Proc([sys.executable, "-c", _SERVE, str(index), "2"])
+
+    def pings() -> None:
+        for i in range(3000):
+            server.send({"jsonrpc": "2.0", "id": i, "method": "ping"})
+
+    writer = threading.Thread(target=pings, daemon=True)
+    writer.start()
+    try:
+        got: list[int] = []
+        for _ in range(6):  # (each pause leaves the pipe full, 1 s of the 2 s deadline)
+            time.sleep(1.0)
+            got += [server.answer(mcp63.WAIT_S)["id"] for _ in range(500)]
+        assert got == list(range(3000))
+        writer.join(mcp63.WAIT_S)
+    finally:
+        assert server.close() == 0
