@@ -265,3 +265,29 @@ def test_a_client_that_reads_slowly_is_served_to_the_end(index: Path) -> None:
         writer.join(mcp63.WAIT_S)
     finally:
         assert server.close() == 0
+
+
+# -- 3. the find / search tools' shared options ----------------------------------------------
+
+
+async def test_every_find_and_search_argument_is_handed_on_or_used_by_the_tool(
+    tmp_path: Path,
+) -> None:
+    # (helper leftovers66c: the two tools' options, once two dicts written out, are picked
+    # from their arguments by one list; tools/list was byte-identical before and after.) A
+    # parameter added to a tool's signature (its schema) and not to the list would be
+    # published and silently dropped: each tool's schema is the list plus what it uses itself
+    from treehop import Treehop
+    from treehop.mcp_server import CONTEXT_FIND_OPTIONS, SEARCH_OPTIONS, build_server
+
+    from treehop_test_doubles import BagOfWordsEmbedder
+
+    with Treehop(tmp_path / "idx", embedder=BagOfWordsEmbedder()) as client:
+        tools = {t.name: t for t in await build_server(client.aio).list_tools()}
+    own = {"find": {"query", "text_chars"}, "search": {"query", "text_chars", "session_id"}}
+    for name, used in own.items():
+        properties = tools[name].input_schema["properties"]
+        assert set(properties) == set(SEARCH_OPTIONS) | used, name
+    find, search = (tools[n].input_schema["properties"] for n in ("find", "search"))
+    assert {k: find[k] for k in SEARCH_OPTIONS} == {k: search[k] for k in SEARCH_OPTIONS}
+    assert set(CONTEXT_FIND_OPTIONS) <= set(tools["context"].input_schema["properties"])

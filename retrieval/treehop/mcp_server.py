@@ -671,6 +671,20 @@ def _lowlevel(server: Any) -> Any:
     return found if isinstance(found, Server) else None
 
 
+SEARCH_OPTIONS = ("target_uri", "limit", "since", "until", "filter", "tags", "tags_all")
+"""The arguments of the ``find`` and ``search`` tools handed on to ``find`` / ``search`` as
+they are (the rest: the query, ``session_id``, ``text_chars`` for the answer)."""
+CONTEXT_FIND_OPTIONS = ("target_uri", "limit", "filter", "tags", "tags_all")
+"""The ``context`` tool's arguments its ``find`` (for the file-target hint) takes."""
+
+
+def _options(arguments: dict[str, Any], names: tuple[str, ...] = SEARCH_OPTIONS) -> dict[str, Any]:
+    """``names``' values among a tool's ``arguments`` (its ``locals()``). Why: each tool's
+    signature is its published schema, so the parameters stay written out per tool; the
+    options they make are picked here once, not written again as a dict in each tool."""
+    return {name: arguments[name] for name in names}
+
+
 def build_server(
     client: AsyncTreehop,
     *,
@@ -763,6 +777,26 @@ def build_server(
 
         return await guard(checked)
 
+    async def hits(
+        method: Callable[..., Awaitable[FindResult]],
+        query: str,
+        options: dict[str, Any],
+        text_chars: int,
+        what: str,
+        **extra: Any,
+    ) -> dict[str, Any]:
+        """The ``find`` / ``search`` tools' answer: ``method(query, **extra, **options)``'s
+        hits (:func:`_result`), with the file-target ``hint`` when a file or chunk target
+        matched nothing (the agent reads no log; ``what`` names the tool in it). A search
+        planned into no queries (small talk) searched nothing: no hint."""
+        res = await filtered(method, query, **extra, **options)
+        out = _result(res, text_chars)
+        if res.query_plan is None or res.query_plan.queries:
+            hint = await guard(lambda: client._target_hint(res, None, options, what))
+            if hint is not None:
+                out["hint"] = hint
+        return out
+
     @tool("Search the tree for one precise query (no LLM, fastest).", HINTS_READ)
     async def find(
         query: str,
@@ -776,22 +810,7 @@ def build_server(
         tags_all: TagsAll = None,
     ) -> dict[str, Any]:
         """since/until: ISO-8601 dates; keep memories stated in [since, until)."""
-        options: dict[str, Any] = {
-            "target_uri": target_uri,
-            "limit": limit,
-            "since": since,
-            "until": until,
-            "filter": filter,
-            "tags": tags,
-            "tags_all": tags_all,
-        }
-        res = await filtered(client.find, query, **options)
-        out = _result(res, text_chars)
-        # a file or chunk target that matched nothing: why, for the agent (who reads no log)
-        hint = await guard(lambda: client._target_hint(res, None, options))
-        if hint is not None:
-            out["hint"] = hint
-        return out
+        return await hits(client.find, query, _options(locals()), text_chars, "find")
 
     @tool(
         "Search for an open or conversational question: it is planned into several "
@@ -810,23 +829,10 @@ def build_server(
         tags: Tags = None,
         tags_all: TagsAll = None,
     ) -> dict[str, Any]:
-        options: dict[str, Any] = {
-            "target_uri": target_uri,
-            "limit": limit,
-            "since": since,
-            "until": until,
-            "filter": filter,
-            "tags": tags,
-            "tags_all": tags_all,
-        }
-        res = await filtered(client.search, query, session_id=session_id, **options)
-        out = _result(res, text_chars)
-        # (find's file-target hint; a plan of no queries, small talk, searched nothing)
-        if res.query_plan is None or res.query_plan.queries:
-            hint = await guard(lambda: client._target_hint(res, None, options, "search"))
-            if hint is not None:
-                out["hint"] = hint
-        return out
+        options = _options(locals())
+        return await hits(
+            client.search, query, options, text_chars, "search", session_id=session_id
+        )
 
     @tool(
         "A ready-to-use context block for a query, within max_tokens: the best hits "
@@ -875,13 +881,7 @@ def build_server(
             # find that matched nothing earns find's file-target hint, so that find is run
             # again here (on an empty block with a target only: the common answer pays
             # nothing).
-            options = {
-                "target_uri": target_uri,
-                "limit": limit,
-                "filter": filter,
-                "tags": tags,
-                "tags_all": tags_all,
-            }
+            options = _options(locals(), CONTEXT_FIND_OPTIONS)
             res = await filtered(client.find, query, **options)
             hint = await guard(lambda: client._target_hint(res, None, options, "context"))
             if hint is not None:
