@@ -751,8 +751,8 @@ class WriteLock:
             f"in progress and wrote nothing: that write {doing}. A plug-in call longer than "
             "lock_timeout fails the writes queued behind it: repeat this write, or set "
             "EmbeddedStore(lock_timeout=...) above the longest call. A write made from a "
-            "thread started inside such a call waits for the write that waits for it: write "
-            "after that call returns"
+            "thread started inside a callback (embedder, summarizer, tagger) of that write "
+            "waits for the write that waits for it: write after that call returns"
         )
 
 
