@@ -7,6 +7,9 @@ leftovers66c)").
    call started and joins -- into a hang). Its error now says what held the lock (the
    embedder's call), for how long, and that the waiting write wrote nothing; the caller can
    repeat it as it is.
+5. A column file under 4 MiB (no read lease: only reads of 4 MiB or more take one) cut short
+   by another program during a call killed the process (SIGBUS through its map): such files
+   are now read into memory at the open, not mapped.
 
 Each test fails on 06c8a981 unless it says it is a control.
 """
@@ -23,10 +26,12 @@ from typing import Any
 import numpy as np
 
 from treehop import Treehop
-from treehop.errors import IndexLockedError
+from treehop.errors import IndexCorruptError, IndexLockedError
+from treehop.stores.base import Scope
 from treehop.stores.embedded import EmbeddedStore
+from treehop.stores.embedded import column_files as emb_columns
 
-from treehop_test_doubles import BagOfWordsEmbedder
+from treehop_test_doubles import BagOfWordsEmbedder, clustered_tree
 
 BOUND = 120.0
 """How long any wait of these tests may take before it is a failure (not a hang)."""
@@ -107,3 +112,57 @@ def test_no_call_is_named_for_a_write_outside_the_hold(tmp_path: Path) -> None:
     with lock.calling("embedder"):
         assert lock._calling is None
     th.close()
+
+
+# -- 5. a small file cut during a call -------------------------------------------------------
+
+
+def test_a_small_file_cut_short_during_a_long_call_is_no_sigbus(tmp_path: Path) -> None:
+    # 06c8a981: rc -7 (SIGBUS) in 3 of 3 runs: a vectors file under 4 MiB (2,323 x 384-d,
+    # 3.4 MB) is read through its map with no lease, the call's size check long past when
+    # the cut lands inside the scan. Now a file under 4 MiB is read into memory at the open:
+    # the cut cannot fault the read: the call answers from the copy of the committed bytes,
+    # and the next call's check sees the cut, as it sees a mapped file's
+    import test_store_leftovers65 as l65
+
+    nodes, v = clustered_tree(23, 100, l65.DIM)
+    idx = tmp_path / "idx"
+    s = EmbeddedStore(idx, ann_min_rows=None, lexical=False)
+    s.upsert(nodes, v)
+    s.save()
+    s.close()
+    vectors = l65._vectors(idx)
+    assert vectors.stat().st_size < emb_columns._LEASE_BYTES  # (the premise: a small file)
+    out = l65._child(l65._CUT_DURING_A_CALL, str(idx), str(vectors))
+    assert out.returncode == 0, (out.returncode, out.stdout, out.stderr[-2000:])
+    lines = out.stdout.split()
+    assert "cut" in lines and "no" not in lines, out.stdout  # (the cut landed in the scan)
+    assert "long call answered" in out.stdout, out.stdout
+    # the next call sees the cut (its check, as for a mapped file): a typed error
+    assert "next call IndexCorruptError" in out.stdout, out.stdout
+    assert vectors.stat().st_size == 0
+    # a new open reads the file again: the damage is a typed error there
+    try:
+        EmbeddedStore(idx, ann_min_rows=None, lexical=False).search_batch(
+            np.ones((1, l65.DIM), np.float32), Scope(), 3
+        )
+    except IndexCorruptError:
+        pass
+    else:
+        raise AssertionError("a cut vectors file opened without IndexCorruptError")
+
+
+def test_a_file_of_4_mib_or_more_is_still_mapped(tmp_path: Path) -> None:
+    # control: only small files are copied (a large one stays mapped, its long reads under
+    # a read lease: tests/test_store_leftovers65.py)
+    nodes, v = clustered_tree(30, 100, 384)  # (3,030 rows: 4.65 MB of vectors)
+    s = EmbeddedStore(tmp_path / "idx", ann_min_rows=None, lexical=False)
+    s.upsert(nodes, v)
+    s.save()
+    s.close()
+    s = EmbeddedStore(tmp_path / "idx", ann_min_rows=None, lexical=False)
+    s.search_batch(np.ones((1, 384), np.float32), Scope(), 3)  # (opened)
+    snap = s._snap
+    assert emb_columns._map_of(snap.base_vecs) is not None
+    assert emb_columns._map_of(snap.cols["uri_end"]) is None  # (a fixed-width column: read)
+    s.close()
