@@ -28,14 +28,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import test_mcp63_protocol as mcp63
+from test_leftovers65b_mcp import _INIT
 from treehop import _mcp_wire
 
 index = mcp63.index  # (the devops sample beside the soup note, built once a module)
-_INIT = {
-    "protocolVersion": "2025-06-18",
-    "capabilities": {},
-    "clientInfo": {"name": "wire", "version": "0"},
-}
 MiB = 1024 * 1024
 
 
@@ -117,9 +113,17 @@ def test_a_line_past_the_limit_is_answered_at_once_and_dropped_in_bounded_memory
         server.write(b"\n")
         server.send({"jsonrpc": "2.0", "id": 7, "method": "ping"})
         assert server.answer(mcp63.WAIT_S) == {"jsonrpc": "2.0", "id": 7, "result": {}}
-        # 06c8a981: +263 MB for this line; now about the limit (4 Mi one-byte characters)
+        # 06c8a981: +263 MB for this line; now about the limit (16 Mi one-byte characters)
         grown_mib = (server.peak_kib() - before) / 1024
-        assert grown_mib < 24, grown_mib
+        assert grown_mib < _mcp_wire.MAX_LINE_CHARS / MiB + 16, grown_mib
+        # a request too long to read is answered to the id its head names (the client
+        # waits on it), and the server goes on
+        call = {"name": "find", "arguments": {"query": "x" * (_mcp_wire.MAX_LINE_CHARS + 1)}}
+        server.send({"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": call})
+        refused = server.answer(mcp63.WAIT_S)
+        assert refused["id"] == 9 and refused["error"]["code"] == -32600, refused
+        server.send({"jsonrpc": "2.0", "id": 10, "method": "ping"})
+        assert server.answer(mcp63.WAIT_S) == {"jsonrpc": "2.0", "id": 10, "result": {}}
     finally:
         assert server.close() == 0
 
@@ -145,7 +149,7 @@ def _reference(text: str, limit: int) -> list[Any]:
         if last and not piece:
             break
         if len(piece) > limit:
-            out.append(_mcp_wire.TooLong(limit))
+            out.append(("too long", piece))
         else:
             out.append(piece if last else piece + "\n")
     return out
@@ -168,7 +172,60 @@ def test_the_line_splitter_hands_on_each_line_or_its_refusal_whatever_the_chunks
         at = max(at, cut)
     got += splitter.feed(text[at:])
     got += splitter.end()
-    assert got == _reference(text, limit)
+    want = _reference(text, limit)
+    assert len(got) == len(want), (got, want)
+    for g, w in zip(got, want, strict=True):
+        if isinstance(w, tuple):  # (refused: its head, at least past the limit, is kept)
+            assert isinstance(g, _mcp_wire.TooLong) and g.limit == limit, (g, w)
+            assert w[1].startswith(g.head), (g, w)
+            assert len(g.head) >= min(limit + 1, _mcp_wire.HEAD_CHARS), (g, w)
+        else:
+            assert g == w
+
+
+_ID = st.one_of(st.integers(-(2**53), 2**53), st.text(max_size=8))
+_SCALARS = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.text(max_size=8),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    before=st.dictionaries(st.text(max_size=6).filter(lambda k: k != "id"), _SCALARS, max_size=3),
+    rid=_ID,
+    params=st.recursive(
+        _SCALARS, lambda c: st.lists(c) | st.dictionaries(st.text(), c), max_leaves=8
+    ),
+    cut=st.integers(min_value=1, max_value=40),
+    indent=st.sampled_from([None, 1]),
+)
+def test_the_id_of_a_line_too_long_is_read_from_its_head_when_nothing_nested_precedes_it(
+    before: dict[str, Any], rid: Any, params: Any, cut: int, indent: int | None
+) -> None:
+    # a request written as SDKs write one (scalar keys, then the id, then whatever is
+    # nested), cut anywhere after the id's value: its id; cut inside it, or the id after
+    # something nested: None, never a wrong id
+    head_keys = json.dumps({**before, "id": rid}, indent=indent)[:-1].rstrip()
+    line = head_keys + ', "params": ' + json.dumps(params) + "}"
+    got = _mcp_wire.head_id(line[: len(head_keys) + cut])
+    assert got == rid
+    assert _mcp_wire.head_id(line[: len(head_keys) - 1]) is None  # (the id cut short)
+    nested_first = json.dumps({"params": params, **before, "id": rid})
+    if not isinstance(params, (list, dict)) or not params:
+        return
+    assert _mcp_wire.head_id(nested_first[: len(nested_first) // 2]) is None
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=60))
+def test_the_head_reader_takes_any_text(head: str) -> None:
+    # (any text: an id of a JSON scalar's type or None, never an exception)
+    got = _mcp_wire.head_id(head)
+    assert got is None or isinstance(got, (str, int, float, bool))
 
 
 async def _read_all(data: bytes, cuts: list[int], limit: int) -> list[Any]:

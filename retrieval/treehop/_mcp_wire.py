@@ -27,21 +27,29 @@ from __future__ import annotations
 import codecs
 import contextlib
 import io
+import json
 import os
 import queue
+import re
 import sys
 import threading
 from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple
 
-MAX_LINE_CHARS = 4 * 1024 * 1024
+MAX_LINE_CHARS = 16 * 1024 * 1024
 """The longest stdin line (characters, its newline not counted) the MCP server reads as a
 message. Why: a line is a message, and the SDK read each one whole, however long; a client
 writing without newlines grew the server's memory without bound. A longer line is answered
-with ``-32600`` Invalid Request (``id: null``: its id is in the part not read) and dropped as
-it streams past: the server's memory for stdin stays about this many characters. 4 Mi
-characters is far above any request a tool takes (an ``add_memory`` text, a query, 1,000
-``exclude_uris`` of the longest URI are each well under 1 MiB as JSON)."""
+with ``-32600`` Invalid Request, to the request's id where the line's head names it before
+anything nested (as every SDK writes a request: ``{"jsonrpc": "2.0", "id": 7, ...}``), else
+``id: null``, and dropped as it streams past: the server's memory for stdin stays about this
+many characters. 16 Mi characters is far above any request a tool takes (an ``add_memory``
+text, a query, 1,000 ``exclude_uris`` of the longest URI are each under 1 MiB as JSON), and
+above the 5 MB of hostile arguments that ``tests/test_cli62_mcp.py`` has answered as a tool
+error since stop 62."""
+
+HEAD_CHARS = 4096
+"""How much of a line past :data:`MAX_LINE_CHARS` is kept to find its id in."""
 
 WRITE_DEADLINE_S = 60.0
 """How long one message to the client (an answer, an error) may take to be written on stdout
@@ -56,9 +64,40 @@ READ_CHUNK_BYTES = 64 * 1024
 
 class TooLong(NamedTuple):
     """A stdin line longer than ``limit`` characters, handed on in the line's place (its text
-    is dropped as it is read)."""
+    is dropped as it is read but its first :data:`HEAD_CHARS`, ``head``)."""
 
     limit: int
+    head: str = ""
+
+
+_KEY_OR_END = re.compile(r'\s*(?:,\s*)?(?:"((?:[^"\\\x00-\x1f]|\\.)*)"\s*:\s*)?')
+_SCALAR = re.compile(
+    r'"(?:[^"\\\x00-\x1f]|\\.)*"|-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?|true|false|null'
+)
+
+
+def head_id(head: str) -> Any:
+    """The ``id`` of the JSON object ``head`` begins, when the keys before it hold only
+    strings, numbers, booleans or ``null`` (nothing nested whose end was cut off), else
+    ``None``: what a line too long to read names as its id. Linear (one pass, no
+    backtracking: each pattern matches a token at a position)."""
+    at = len(head) - len(head.lstrip())
+    if not head.startswith("{", at):
+        return None
+    at += 1
+    while True:
+        key = _KEY_OR_END.match(head, at)
+        if key is None or key.group(1) is None:
+            return None
+        value = _SCALAR.match(head, key.end())
+        if value is None or value.end() >= len(head):  # (a number may go on past the head)
+            return None
+        if key.group(1) == "id":
+            try:
+                return json.loads(value.group(0))
+            except ValueError:
+                return None
+        at = value.end()
 
 
 class LineSplitter:
@@ -85,7 +124,9 @@ class LineSplitter:
             if not self._skipping:
                 self._size += stop - start
                 if self._size > self._limit:
-                    out.append(TooLong(self._limit))
+                    if stop > start:
+                        self._parts.append(text[start : min(stop, start + HEAD_CHARS)])
+                    out.append(TooLong(self._limit, self._head()))
                     self._parts.clear()
                     self._size = 0
                     self._skipping = True
@@ -101,6 +142,18 @@ class LineSplitter:
                 self._size = 0
             start = end + 1
         return out
+
+    def _head(self) -> str:
+        """The first :data:`HEAD_CHARS` of the parts kept (without joining them all: they
+        may hold the whole limit)."""
+        head: list[str] = []
+        left = HEAD_CHARS
+        for part in self._parts:
+            if left <= 0:
+                break
+            head.append(part[:left])
+            left -= len(head[-1])
+        return "".join(head)
 
     def end(self) -> list[str]:
         """A last line without a newline, at the end of the text (as ``readline`` gives it)."""

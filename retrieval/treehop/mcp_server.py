@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Annotated, Any, NamedTuple, TypeVar
 
 from pydantic import Field
 
-from ._mcp_wire import MAX_LINE_CHARS, WRITE_DEADLINE_S, ClientStuck, TooLong, wire
+from ._mcp_wire import MAX_LINE_CHARS, WRITE_DEADLINE_S, ClientStuck, TooLong, head_id, wire
 from .context_assembly import TIERS
 from .errors import SEARCH_SESSION_HINT, NotFoundError, SessionNotFoundError, TreehopError
 from .integration_kit import acheck_filter_fields
@@ -531,17 +531,19 @@ def _screen(line: str) -> _Screened:
     return _Screened(JSONRPCError(jsonrpc="2.0", id=request_id, error=error), line)
 
 
-def _too_long(limit: int) -> _Screened:
-    """The answer to a stdin line longer than ``limit`` characters (:data:`MAX_LINE_CHARS`):
-    an Invalid Request with ``id: null`` (the id is in the part that was dropped unread)."""
+def _too_long(line: TooLong) -> _Screened:
+    """The answer to a stdin line longer than :data:`MAX_LINE_CHARS`: an Invalid Request to
+    the id its head names before anything nested (:func:`~treehop._mcp_wire.head_id`: a
+    client waits on that id), else ``id: null`` (the id is in the part dropped unread)."""
     from mcp_types import INVALID_REQUEST, ErrorData, JSONRPCError
 
     why = (
-        f"Invalid Request: a line longer than {limit:,} characters (the server's "
+        f"Invalid Request: a line longer than {line.limit:,} characters (the server's "
         "MAX_LINE_CHARS); it was dropped unread: send the request on one shorter line"
     )
     error = ErrorData(code=INVALID_REQUEST, message=why)
-    return _Screened(JSONRPCError(jsonrpc="2.0", id=None, error=error), "")
+    request_id = _usable_id(head_id(line.head))
+    return _Screened(JSONRPCError(jsonrpc="2.0", id=request_id, error=error), "")
 
 
 EOF_GRACE_S = 60.0
@@ -619,7 +621,7 @@ class _LineGate:
                     with anyio.move_on_after(self._grace_s):
                         await self._idle.wait()
                 raise
-            screened = _too_long(line.limit) if isinstance(line, TooLong) else _screen(line)
+            screened = _too_long(line) if isinstance(line, TooLong) else _screen(line)
             if screened.answer is None:
                 if screened.cancelled is not None:
                     self.answered(screened.cancelled)
