@@ -180,7 +180,10 @@ class _Blocking:
         import anyio.from_thread
 
         while True:
-            fn, args, token, done, box = self._jobs.get()
+            job = self._jobs.get()
+            if job is None:  # (closed)
+                return
+            fn, args, token, done, box = job
             try:
                 box.append((True, fn(*args)))
             except BaseException as exc:  # (handed to the awaiting task, raised there)
@@ -188,6 +191,13 @@ class _Blocking:
             # (the event loop may be gone: the call was abandoned, nobody waits)
             with contextlib.suppress(Exception):
                 anyio.from_thread.run_sync(done.set, token=token)
+
+    def close(self) -> None:
+        """Let the thread end once the call it runs, if any, returns (one blocked on a stuck
+        client never does: a daemon, it does not keep the process)."""
+        if self._thread is not None:
+            self._jobs.put(None)
+            self._thread = None
 
     async def call(self, fn: Callable[..., Any], *args: Any) -> Any:
         """``fn(*args)`` on the thread; its result, or its exception raised here."""
@@ -225,6 +235,10 @@ class WireLines:
         self._ended = False
         self._thread = _Blocking("treehop mcp stdin")
 
+    def close(self) -> None:
+        """Let the reading thread end (see :meth:`_Blocking.close`)."""
+        self._thread.close()
+
     def __aiter__(self) -> WireLines:
         return self
 
@@ -261,6 +275,10 @@ class WireOut:
         self._deadline_s = deadline_s
         self._out: list[str] = []
         self._thread = _Blocking("treehop mcp stdout")
+
+    def close(self) -> None:
+        """Let the writing thread end (see :meth:`_Blocking.close`)."""
+        self._thread.close()
 
     async def write(self, text: str) -> None:
         self._out.append(text)
@@ -340,7 +358,12 @@ def wire(
     try:
         read = _reader(stdin)
         write = _write_fd(stdout) if stdout is not None else _write_buffer(sys.stdout.buffer)
-        yield WireLines(read, limit=limit), WireOut(write, deadline_s=deadline_s)
+        lines, out = WireLines(read, limit=limit), WireOut(write, deadline_s=deadline_s)
+        try:
+            yield lines, out
+        finally:
+            lines.close()
+            out.close()
     finally:
         for fd, private in ((1, stdout), (0, stdin)):
             if private is not None:
