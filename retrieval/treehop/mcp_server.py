@@ -28,19 +28,17 @@ only here, so the core never requires it.
 from __future__ import annotations
 
 import collections
-import contextlib
 import functools
-import io
 import json
 import math
-import os
 import re
 import sys
-from collections.abc import AsyncIterable, Awaitable, Callable, Iterator
+from collections.abc import AsyncIterable, Awaitable, Callable
 from typing import TYPE_CHECKING, Annotated, Any, NamedTuple, TypeVar
 
 from pydantic import Field
 
+from ._mcp_wire import MAX_LINE_CHARS, WRITE_DEADLINE_S, ClientStuck, TooLong, head_id, wire
 from .context_assembly import TIERS
 from .errors import SEARCH_SESSION_HINT, NotFoundError, SessionNotFoundError, TreehopError
 from .integration_kit import acheck_filter_fields
@@ -547,6 +545,21 @@ def _screen(line: str) -> _Screened:
     return _Screened(JSONRPCError(jsonrpc="2.0", id=request_id, error=error), line)
 
 
+def _too_long(line: TooLong) -> _Screened:
+    """The answer to a stdin line longer than :data:`MAX_LINE_CHARS`: an Invalid Request to
+    the id its head names before anything nested (:func:`~treehop._mcp_wire.head_id`: a
+    client waits on that id), else ``id: null`` (the id is in the part dropped unread)."""
+    from mcp_types import INVALID_REQUEST, ErrorData, JSONRPCError
+
+    why = (
+        f"Invalid Request: a line longer than {line.limit:,} characters (the server's "
+        "MAX_LINE_CHARS); it was dropped unread: send the request on one shorter line"
+    )
+    error = ErrorData(code=INVALID_REQUEST, message=why)
+    request_id = _usable_id(head_id(line.head))
+    return _Screened(JSONRPCError(jsonrpc="2.0", id=request_id, error=error), "")
+
+
 EOF_GRACE_S = 60.0
 """How long the server, its stdin closed, still waits for the requests it is running to be
 answered before it exits. Why: the SDK cancels every request in flight when stdin ends, so
@@ -567,7 +580,9 @@ class _LineGate:
     ``grace_s`` (:data:`EOF_GRACE_S`) for them before it ends the lines, which is when the SDK
     cancels what is still running."""
 
-    def __init__(self, lines: AsyncIterable[str], *, grace_s: float = EOF_GRACE_S) -> None:
+    def __init__(
+        self, lines: AsyncIterable[str | TooLong], *, grace_s: float = EOF_GRACE_S
+    ) -> None:
         import anyio
 
         self._lines = aiter(lines)
@@ -620,7 +635,7 @@ class _LineGate:
                     with anyio.move_on_after(self._grace_s):
                         await self._idle.wait()
                 raise
-            screened = _screen(line)
+            screened = _too_long(line) if isinstance(line, TooLong) else _screen(line)
             if screened.answer is None:
                 if screened.cancelled is not None:
                     self.answered(screened.cancelled)
@@ -658,39 +673,6 @@ class _AnswerWatch:
         return await self._inner.__aexit__(*exc)
 
 
-@contextlib.contextmanager
-def _wire_stdin() -> Iterator[Any]:
-    """The process's stdin as the SDK's ``stdio_server`` opens it when it opens it itself:
-    UTF-8 lines (invalid bytes replaced) read from a private duplicate of fd 0, with fd 0 on
-    the null device while the server runs (a plug-in or a child process that reads stdin
-    reads EOF, not the client's messages), and put back after. Where fd 0 cannot be
-    duplicated, ``sys.stdin``'s buffer is read in place (the SDK's own fallback)."""
-    import anyio
-
-    wire: int | None
-    try:
-        wire = os.dup(0)
-        null = os.open(os.devnull, os.O_RDONLY)
-        try:
-            os.dup2(null, 0)
-        finally:
-            os.close(null)
-    except OSError:
-        wire = None
-    # (closefd=False: a worker thread may still block on the descriptor after the server
-    # stops; it is never closed and recycled under it, as the SDK does)
-    raw = os.fdopen(wire, "rb", closefd=False) if wire is not None else sys.stdin.buffer
-    text = io.TextIOWrapper(raw, encoding="utf-8", errors="replace")
-    try:
-        yield anyio.wrap_file(text)
-    finally:
-        with contextlib.suppress(ValueError):
-            text.detach()  # (closing it would close sys.stdin's buffer in the fallback)
-        if wire is not None:
-            with contextlib.suppress(OSError):
-                os.dup2(wire, 0)
-
-
 def _lowlevel(server: Any) -> Any:
     """The low-level ``mcp.server.lowlevel.Server`` under an ``MCPServer``, or ``None``.
 
@@ -705,8 +687,33 @@ def _lowlevel(server: Any) -> Any:
     return found if isinstance(found, Server) else None
 
 
-def build_server(client: AsyncTreehop, *, read_only: bool = False) -> MCPServer:
-    """An ``MCPServer`` whose tools call ``client`` (run it with ``.run("stdio")``)."""
+SEARCH_OPTIONS = ("target_uri", "limit", "since", "until", "filter", "tags", "tags_all")
+"""The arguments of the ``find`` and ``search`` tools handed on to ``find`` / ``search`` as
+they are (the rest: the query, ``session_id``, ``text_chars`` for the answer)."""
+CONTEXT_FIND_OPTIONS = ("target_uri", "limit", "filter", "tags", "tags_all")
+"""The ``context`` tool's arguments its ``find`` (for the file-target hint) takes."""
+
+
+def _options(arguments: dict[str, Any], names: tuple[str, ...] = SEARCH_OPTIONS) -> dict[str, Any]:
+    """``names``' values among a tool's ``arguments`` (its ``locals()``). Why: each tool's
+    signature is its published schema, so the parameters stay written out per tool; the
+    options they make are picked here once, not written again as a dict in each tool."""
+    return {name: arguments[name] for name in names}
+
+
+def build_server(
+    client: AsyncTreehop,
+    *,
+    read_only: bool = False,
+    line_chars: int = MAX_LINE_CHARS,
+    write_deadline_s: float = WRITE_DEADLINE_S,
+) -> MCPServer:
+    """An ``MCPServer`` whose tools call ``client`` (run it with ``.run("stdio")``).
+
+    Over stdio, a stdin line longer than ``line_chars`` is answered with an Invalid Request
+    and dropped unread, and a message the client has not read within ``write_deadline_s``
+    ends the session (:mod:`treehop._mcp_wire`: memory bounded, and no hang, whatever the
+    client does)."""
     try:
         from mcp.server.mcpserver import MCPServer
         from mcp.server.mcpserver.exceptions import ToolError
@@ -786,6 +793,26 @@ def build_server(client: AsyncTreehop, *, read_only: bool = False) -> MCPServer:
 
         return await guard(checked)
 
+    async def hits(
+        method: Callable[..., Awaitable[FindResult]],
+        query: str,
+        options: dict[str, Any],
+        text_chars: int,
+        what: str,
+        **extra: Any,
+    ) -> dict[str, Any]:
+        """The ``find`` / ``search`` tools' answer: ``method(query, **extra, **options)``'s
+        hits (:func:`_result`), with the file-target ``hint`` when a file or chunk target
+        matched nothing (the agent reads no log; ``what`` names the tool in it). A search
+        planned into no queries (small talk) searched nothing: no hint."""
+        res = await filtered(method, query, **extra, **options)
+        out = _result(res, text_chars)
+        if res.query_plan is None or res.query_plan.queries:
+            hint = await guard(lambda: client._target_hint(res, None, options, what))
+            if hint is not None:
+                out["hint"] = hint
+        return out
+
     @tool("Search the tree for one precise query (no LLM, fastest).", HINTS_READ)
     async def find(
         query: str,
@@ -799,22 +826,7 @@ def build_server(client: AsyncTreehop, *, read_only: bool = False) -> MCPServer:
         tags_all: TagsAll = None,
     ) -> dict[str, Any]:
         """since/until: ISO-8601 dates; keep memories stated in [since, until)."""
-        options: dict[str, Any] = {
-            "target_uri": target_uri,
-            "limit": limit,
-            "since": since,
-            "until": until,
-            "filter": filter,
-            "tags": tags,
-            "tags_all": tags_all,
-        }
-        res = await filtered(client.find, query, **options)
-        out = _result(res, text_chars)
-        # a file or chunk target that matched nothing: why, for the agent (who reads no log)
-        hint = await guard(lambda: client._target_hint(res, None, options))
-        if hint is not None:
-            out["hint"] = hint
-        return out
+        return await hits(client.find, query, _options(locals()), text_chars, "find")
 
     @tool(
         "Search for an open or conversational question: it is planned into several "
@@ -833,23 +845,10 @@ def build_server(client: AsyncTreehop, *, read_only: bool = False) -> MCPServer:
         tags: Tags = None,
         tags_all: TagsAll = None,
     ) -> dict[str, Any]:
-        options: dict[str, Any] = {
-            "target_uri": target_uri,
-            "limit": limit,
-            "since": since,
-            "until": until,
-            "filter": filter,
-            "tags": tags,
-            "tags_all": tags_all,
-        }
-        res = await filtered(client.search, query, session_id=session_id, **options)
-        out = _result(res, text_chars)
-        # (find's file-target hint; a plan of no queries, small talk, searched nothing)
-        if res.query_plan is None or res.query_plan.queries:
-            hint = await guard(lambda: client._target_hint(res, None, options, "search"))
-            if hint is not None:
-                out["hint"] = hint
-        return out
+        options = _options(locals())
+        return await hits(
+            client.search, query, options, text_chars, "search", session_id=session_id
+        )
 
     @tool(
         "A ready-to-use context block for a query, within max_tokens: the best hits "
@@ -898,13 +897,7 @@ def build_server(client: AsyncTreehop, *, read_only: bool = False) -> MCPServer:
             # find that matched nothing earns find's file-target hint, so that find is run
             # again here (on an empty block with a target only: the common answer pays
             # nothing).
-            options = {
-                "target_uri": target_uri,
-                "limit": limit,
-                "filter": filter,
-                "tags": tags,
-                "tags_all": tags_all,
-            }
+            options = _options(locals(), CONTEXT_FIND_OPTIONS)
             res = await filtered(client.find, query, **options)
             hint = await guard(lambda: client._target_hint(res, None, options, "context"))
             if hint is not None:
@@ -1012,11 +1005,17 @@ def build_server(client: AsyncTreehop, *, read_only: bool = False) -> MCPServer:
             if lowlevel is None:  # pragma: no cover - another SDK's layout
                 await super().run_stdio_async()
                 return
-            with _wire_stdin() as stdin:
+            with wire(limit=line_chars, deadline_s=write_deadline_s) as (stdin, stdout):
                 gate = _LineGate(stdin)
-                async with stdio_server(stdin=gate) as (read, write):  # type: ignore[arg-type]
-                    watched = gate.answer_on(write)
-                    await lowlevel.run(read, watched, lowlevel.create_initialization_options())
+                try:
+                    async with stdio_server(stdin=gate, stdout=stdout) as (read, write):  # type: ignore[arg-type]
+                        watched = gate.answer_on(write)
+                        options = lowlevel.create_initialization_options()
+                        await lowlevel.run(read, watched, options)
+                except* ClientStuck as stuck:
+                    # (a client that stopped reading: the session ends, the process exits;
+                    # stdout is the client's, stderr is its server log)
+                    print(f"treehop mcp: {stuck.exceptions[0]}", file=sys.stderr)
 
     return StdioServer(
         name="treehop",

@@ -505,6 +505,11 @@ class WriteLock:
         self._moved_at = time.monotonic()
         """When the hold last made progress (:meth:`moved`): a waiter's deadline counts
         from the later of this and the start of its wait."""
+        self._taken_at = self._moved_at
+        """When the hold now taken was taken (for a waiter's error)."""
+        self._calling: tuple[str, float] | None = None
+        """The plug-in the hold is calling now and since when (:meth:`calling`), else
+        ``None``: what a waiter that gives up names as what held the lock."""
         self._held: AbstractAsyncContextManager[None] | None = None
         self._hold: object | None = None
         self._builds: set[object] = set()
@@ -629,14 +634,10 @@ class WriteLock:
             return max(start, self._moved_at) + wait
 
         def busy() -> BaseException:
-            return IndexLockedError(
-                f"this client's write in progress made no progress for {wait:g} s while this "
-                "write waited for it (see EmbeddedStore(lock_timeout=...)); a write made from "
-                "a thread started inside a callback (embedder, summarizer, tagger) of that "
-                "write waits for the write that waits for it: write after that call returns"
-            )
+            return IndexLockedError(self._busy_message(wait))
 
         await self._line.take(self._mine, give_up, busy)
+        self._taken_at = time.monotonic()
         self.moved()
         try:
             held = aholding_store(self.store)
@@ -707,6 +708,52 @@ class WriteLock:
         """Note progress of the hold (taken, a batch committed): the deadline of this
         client's writes waiting for it counts from now (see the class)."""
         self._moved_at = time.monotonic()
+
+    @contextmanager
+    def calling(self, what: str) -> Iterator[None]:
+        """Around one call of a plug-in (``what``: "embedder") made while the lock is held:
+        a write of this client that gives up waiting meanwhile says that this call held the
+        lock, and for how long (:meth:`_busy_message`). Recorded only in the context of the
+        hold now taken (another write's call, outside the lock, is not this hold's)."""
+        outer = self._calling
+        if self._hold is not None and (self, self._hold) in _HELD_WRITES.get():
+            self._calling = (what, time.monotonic())
+        try:
+            yield
+        finally:
+            self._calling = outer
+
+    def _busy_message(self, wait: float) -> str:
+        """The error of a write of this client that waited ``wait`` s (``lock_timeout``) for
+        the write holding the lock to make progress, and gave up.
+
+        Decided (helper leftovers66c): the waiting write still fails, and says what held the
+        lock, for how long, and that nothing of it was written. Why not wait for as long as
+        a plug-in call runs: the deadline is what ends the deadlock of a write made from a
+        thread that a plug-in call of the holding write started and joins (the call waits
+        for the write, the write for the call; nothing tells that write from an independent
+        one, helper leftovers62). A waiting write has taken no lock and changed nothing, so
+        the caller can repeat it as it is, or set ``lock_timeout`` above the plug-in's
+        longest call."""
+        now = time.monotonic()
+        held = f"has held the lock for {now - self._taken_at:.1f} s"
+        if self._calling is not None:
+            what, since = self._calling
+            doing = f"{held}, inside one call of its {what} for the last {now - since:.1f} s"
+        else:
+            doing = (
+                f"{held}, with no batch embedded, summary made or batch committed for the "
+                f"last {now - self._moved_at:.1f} s (a call of its embedder, summarizer or "
+                "tagger, or a stalled hold)"
+            )
+        return (
+            f"this write waited {wait:g} s (the store's lock_timeout) for this client's write "
+            f"in progress and wrote nothing: that write {doing}. A plug-in call longer than "
+            "lock_timeout fails the writes queued behind it: repeat this write, or set "
+            "EmbeddedStore(lock_timeout=...) above the longest call. A write made from a "
+            "thread started inside a callback (embedder, summarizer, tagger) of that write "
+            "waits for the write that waits for it: write after that call returns"
+        )
 
 
 class TreeWriter:
@@ -1154,7 +1201,8 @@ class TreeWriter:
         out = False  # (the store's lock let go: taken back before the next write)
         for start in range(0, total, EMBED_BATCH):
             part = seq[start : start + EMBED_BATCH]
-            vecs = await self.embedder.aembed([n.embedding_text() for n in part])
+            with self.lock.calling("embedder"):
+                vecs = await self.embedder.aembed([n.embedding_text() for n in part])
             self.lock.moved()  # (a batch embedded: progress, see WriteLock)
             buf_nodes += part
             buf_vecs.append(np.asarray(vecs, np.float32))
@@ -1447,7 +1495,8 @@ class TreeWriter:
         texts = [n.embedding_text() for n in nodes]
         parts = []
         for i in range(0, len(texts), EMBED_BATCH):
-            parts.append(await self.embedder.aembed(texts[i : i + EMBED_BATCH]))
+            with self.lock.calling("embedder"):
+                parts.append(await self.embedder.aembed(texts[i : i + EMBED_BATCH]))
             self.lock.moved()  # (a batch embedded: progress, see WriteLock)
             if progress is not None:
                 report(progress, "embed", min(i + EMBED_BATCH, len(texts)), len(texts))
@@ -1531,7 +1580,8 @@ class TreeWriter:
             return None
         if existing is not None:
             node.tags = existing.tags
-        vec = await self.embedder.aembed([node.embedding_text()])
+        with self.lock.calling("embedder"):
+            vec = await self.embedder.aembed([node.embedding_text()])
         await self.io(self.store.upsert, [node], vec)
         return node
 

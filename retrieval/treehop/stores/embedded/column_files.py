@@ -321,12 +321,42 @@ def _mark(st: os.stat_result) -> FileMark:
     return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
+class CopiedFile:
+    """A column file read into memory at the open (not mapped, :func:`_map_segments`), as
+    the snapshot's per-call check sees a map (``size()`` now, ``len()`` read): so that a
+    file cut short by another program is still an :class:`IndexCorruptError` at the next
+    call (``check_mapped``), as a mapped one is, though no read of the copy can fault.
+
+    The file is found again by its path and told apart by its inode: a file deleted or
+    renamed over since the open (treehop's own compaction removes old generations) is no
+    damage to what was read, as a map of it would have kept reading it; it reads as whole."""
+
+    __slots__ = ("_ino", "_nbytes", "_path")
+
+    def __init__(self, path: str, ino: int, nbytes: int) -> None:
+        self._path = path
+        self._ino = ino
+        self._nbytes = nbytes
+
+    def size(self) -> int:
+        """The file's size now, or the size read when the path holds another file."""
+        try:
+            st = os.stat(self._path)
+        except OSError:
+            return self._nbytes
+        return st.st_size if st.st_ino == self._ino else self._nbytes
+
+    def __len__(self) -> int:
+        return self._nbytes
+
+
 def _map_segments(
     data: Path,
     files: Mapping[str, Any],
     n: int,
     dim: int,
     marks: dict[str, FileMark] | None = None,
+    keep_mapped: Sequence[str] = (),
 ) -> dict[str, npt.NDArray[Any]]:
     """Memory-map each append-only file of a generation up to its committed size, checking
     that every file is there, long enough, and that the columns have one entry per row.
@@ -336,6 +366,15 @@ def _map_segments(
     the map was set up, faulted in page by page and torn down for a copy (helper perf63:
     ~60 of the ~75 us each of the eight cost, 0.25 ms of a closed store's 0.41 ms reopen
     at 2,200 nodes). The same committed bytes; what is verified is then the bytes used.
+
+    A file of the other kinds (the vectors, the URI and node-text blobs) smaller than
+    :data:`_LEASE_BYTES` is read the same way, not mapped (helper leftovers66c): a read
+    through a map of a file another program cut short meanwhile is SIGBUS, and only reads of
+    4 MiB or more hold a read lease (:func:`_map_read`); an exact scan of a 3.4 MB vectors
+    file cut during a batch of searches died of SIGBUS in 3 of 3 runs. A private copy of at
+    most 4 MiB a file cannot fault; the cost is measured in bench/README.md
+    ("(helper leftovers66c)"). ``keep_mapped`` names files mapped whatever their size (the
+    vectors of a generation that reads them by row: its pages are let go after each read).
 
     ``marks`` (given) gets each file's :data:`FileMark` from the ``stat`` made here anyway
     (see ``EmbeddedStore._reopen``, which compares them)."""
@@ -358,6 +397,10 @@ def _map_segments(
             maps[name] = np.zeros(0, dtype)
         elif name in _COLUMNS and _READV:
             maps[name] = _read_column(f, dtype, count)
+        elif size < _LEASE_BYTES and _READV and name not in keep_mapped:
+            # (a small file read whole, not mapped: no later cut can fault a read of it)
+            maps[name] = _read_column(f, dtype, count)
+            maps[name].flags.writeable = False  # (read-only, as its map was)
         else:
             maps[name] = _mapped(f, dtype, count)
     if maps["vectors"].size != n * dim:
@@ -698,6 +741,7 @@ def _read_arrays(
     meta: Mapping[str, Any],
     verify: bool,
     marks: dict[str, FileMark] | None = None,
+    keep_mapped: Sequence[str] = (),
 ) -> dict[str, npt.NDArray[Any]]:
     size = int(meta["size"])
     try:

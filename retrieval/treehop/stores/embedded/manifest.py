@@ -36,6 +36,7 @@ from .ann_worker import _start_warm
 from .attributes import _StoreAttributes
 from .column_files import (
     _NODES,
+    CopiedFile,
     FileMark,
     _BlobGuard,
     _check_structure,
@@ -589,7 +590,6 @@ def _map_generation(
         epoch = int(m["epoch"])
         data = path / f"data-{epoch:06d}"
         marks: dict[str, FileMark] = {}
-        maps = _map_segments(data, m["files"], n, dim, marks)
         by_row = (
             n > 0
             and hasattr(os, "preadv")
@@ -598,6 +598,9 @@ def _map_generation(
                 or (vector_reads == "auto" and n * dim * 4 > READ_VECTORS_BYTES)
             )
         )
+        # (vectors read by row stay mapped whatever their size: their pages are let go)
+        keep = ("vectors",) if by_row else ()
+        maps = _map_segments(data, m["files"], n, dim, marks, keep_mapped=keep)
         vector_rows = _VectorRows(data / "vectors.bin", n, dim) if by_row else None
         if verify:
             names = _SMALL_FILES
@@ -662,17 +665,23 @@ def _mapped_files(g: _MappedGeneration) -> tuple[tuple[str, Any], ...]:
     checked then, :meth:`~.snapshot._Snap.base_block`), the node texts only where they
     are not read by ``pread`` (no ``os.pread``: their reads and
     :class:`~.column_files._BlobGuard`'s checks use the map). ``verify="background"``'s
-    pass checks each extent's file itself (``_verify_segments``)."""
+    pass checks each extent's file itself (``_verify_segments``). A file under 4 MiB is
+    read whole at the open, not mapped, and is checked the same way
+    (:class:`~.column_files.CopiedFile`)."""
     names = ["uris"]
     if g.vector_rows is None:  # (else rows are read by pread, scans check: Snap.base_block)
         names.append("vectors")
     if g.nodes_file is None:
         names.append("nodes")
-    out = []
+    out: list[tuple[str, Any]] = []
     for name in names:
-        mm = _map_of(g.maps[name])
+        path = os.path.join(g.data, f"{name}.bin")
+        arr = g.maps[name]
+        mm = _map_of(arr)
         if mm is not None:
-            out.append((os.path.join(g.data, f"{name}.bin"), mm))
+            out.append((path, mm))
+        elif arr.nbytes and name in g.marks:  # (a small file read whole: checked the same)
+            out.append((path, CopiedFile(path, g.marks[name][0], arr.nbytes)))
     return tuple(out)
 
 
