@@ -274,7 +274,7 @@ def test_a_client_that_stops_reading_ends_the_session_instead_of_hanging_the_ser
     server = _Proc([sys.executable, "-c", _SERVE, str(index), "2"])
     sent: list[int] = []
 
-    def pings() -> None:  # (stdin written on a thread: the server stops reading it too)
+    def pings() -> None:  # (stdin written on a thread: 20,000 pings, ~1 MB, then it waits)
         try:
             for i in range(20_000):
                 server.send({"jsonrpc": "2.0", "id": i, "method": "ping"})
@@ -298,7 +298,10 @@ def test_a_client_that_stops_reading_ends_the_session_instead_of_hanging_the_ser
     said = server.proc.stderr.read().decode()
     assert "read no answer for 2 s" in said and "session is ended" in said, said
     assert "Traceback" not in said, said
-    assert len(sent) < 20_000  # (the server stopped reading while its answers were stuck)
+    # (how many of the 20,000 pings the server read before it left depends on the machine's
+    # speed: on a quiet one it reads them all, so no count is asserted; the lead's merge
+    # check saw 20,000 of 20,000 read at load 1, where the helper saw fewer at load 10)
+    assert sent
     assert took < mcp63.WAIT_S
 
 
