@@ -21,7 +21,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -268,17 +268,15 @@ finally:
 """
 
 
-def test_a_client_that_stops_reading_ends_the_session_instead_of_hanging_the_server(
-    index: Path,
-) -> None:
-    # 06c8a981 (the same script without write_deadline_s): still running after 40 s, its
-    # writer blocked on the full pipe for as long as the client lives
-    server = _Proc([sys.executable, "-c", _SERVE, str(index), "2"])
+def _pinged_unread(server: _Proc, ids: Iterable[int]) -> tuple[list[int], float]:
+    """Pings with ``ids`` written on a thread, stdout never read and stdin never closed,
+    until the server leaves on its own (``WAIT_S`` at most): the ids written, the seconds it
+    took. The server must have exited 0 saying why on stderr, without a traceback."""
     sent: list[int] = []
 
-    def pings() -> None:  # (stdin written on a thread: 20,000 pings, ~1 MB, then it waits)
+    def pings() -> None:
         try:
-            for i in range(20_000):
+            for i in ids:
                 server.send({"jsonrpc": "2.0", "id": i, "method": "ping"})
                 sent.append(i)
         except (BrokenPipeError, OSError, ValueError):
@@ -288,18 +286,29 @@ def test_a_client_that_stops_reading_ends_the_session_instead_of_hanging_the_ser
     started = time.monotonic()
     writer.start()
     try:
-        # stdout never read, stdin never closed: the server must leave on its own
         code = server.proc.wait(mcp63.WAIT_S)
     finally:
         if server.proc.poll() is None:
             server.proc.kill()
             server.proc.wait()
     took = time.monotonic() - started
+    writer.join(mcp63.WAIT_S)  # (its next write fails: the server has gone)
     assert code == 0
     assert server.proc.stderr is not None
     said = server.proc.stderr.read().decode()
     assert "read no answer for 2 s" in said and "session is ended" in said, said
     assert "Traceback" not in said, said
+    return sent, took
+
+
+def test_a_client_that_stops_reading_ends_the_session_instead_of_hanging_the_server(
+    index: Path,
+) -> None:
+    # 06c8a981 (the same script without write_deadline_s): still running after 40 s, its
+    # writer blocked on the full pipe for as long as the client lives (20,000 pings, ~1 MB,
+    # then the client waits)
+    server = _Proc([sys.executable, "-c", _SERVE, str(index), "2"])
+    sent, took = _pinged_unread(server, range(20_000))
     # (how many of the 20,000 pings the server read before it left depends on the machine's
     # speed: on a quiet one it reads them all, so no count is asserted; the lead's merge
     # check saw 20,000 of 20,000 read at load 1, where the helper saw fewer at load 10)
@@ -376,32 +385,7 @@ def test_a_client_writing_without_end_is_read_no_further_than_the_requests_in_fl
     assert server.proc.stdin is not None and server.proc.stdout is not None
     for pipe in (server.proc.stdin, server.proc.stdout):
         fcntl.fcntl(pipe.fileno(), fcntl.F_SETPIPE_SZ, 4096)
-    sent: list[int] = []
-
-    def pings() -> None:  # (never ends: only the server's leaving stops it)
-        try:
-            for i in itertools.count():
-                server.send({"jsonrpc": "2.0", "id": i, "method": "ping"})
-                sent.append(i)
-        except (BrokenPipeError, OSError, ValueError):
-            pass
-
-    writer = threading.Thread(target=pings, daemon=True)
-    started = time.monotonic()
-    writer.start()
-    try:
-        code = server.proc.wait(mcp63.WAIT_S)
-    finally:
-        if server.proc.poll() is None:
-            server.proc.kill()
-            server.proc.wait()
-    took = time.monotonic() - started
-    writer.join(mcp63.WAIT_S)
-    assert code == 0
-    assert server.proc.stderr is not None
-    said = server.proc.stderr.read().decode()
-    assert "read no answer for 2 s" in said and "session is ended" in said, said
-    assert "Traceback" not in said, said
+    sent, took = _pinged_unread(server, itertools.count())  # (only its leaving stops it)
     # the answers the server wrote are still in its stdout pipe: each a ping's, in order
     answered = [json.loads(line)["id"] for line in server.proc.stdout.read().splitlines()]
     assert answered == list(range(len(answered)))
