@@ -15,11 +15,13 @@ from __future__ import annotations
 
 import contextlib
 import io
+import itertools
 import json
 import subprocess
 import sys
 import threading
 import time
+from collections.abc import AsyncIterator, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -266,17 +268,15 @@ finally:
 """
 
 
-def test_a_client_that_stops_reading_ends_the_session_instead_of_hanging_the_server(
-    index: Path,
-) -> None:
-    # 06c8a981 (the same script without write_deadline_s): still running after 40 s, its
-    # writer blocked on the full pipe for as long as the client lives
-    server = _Proc([sys.executable, "-c", _SERVE, str(index), "2"])
+def _pinged_unread(server: _Proc, ids: Iterable[int]) -> tuple[list[int], float]:
+    """Pings with ``ids`` written on a thread, stdout never read and stdin never closed,
+    until the server leaves on its own (``WAIT_S`` at most): the ids written, the seconds it
+    took. The server must have exited 0 saying why on stderr, without a traceback."""
     sent: list[int] = []
 
-    def pings() -> None:  # (stdin written on a thread: 20,000 pings, ~1 MB, then it waits)
+    def pings() -> None:
         try:
-            for i in range(20_000):
+            for i in ids:
                 server.send({"jsonrpc": "2.0", "id": i, "method": "ping"})
                 sent.append(i)
         except (BrokenPipeError, OSError, ValueError):
@@ -286,18 +286,29 @@ def test_a_client_that_stops_reading_ends_the_session_instead_of_hanging_the_ser
     started = time.monotonic()
     writer.start()
     try:
-        # stdout never read, stdin never closed: the server must leave on its own
         code = server.proc.wait(mcp63.WAIT_S)
     finally:
         if server.proc.poll() is None:
             server.proc.kill()
             server.proc.wait()
     took = time.monotonic() - started
+    writer.join(mcp63.WAIT_S)  # (its next write fails: the server has gone)
     assert code == 0
     assert server.proc.stderr is not None
     said = server.proc.stderr.read().decode()
     assert "read no answer for 2 s" in said and "session is ended" in said, said
     assert "Traceback" not in said, said
+    return sent, took
+
+
+def test_a_client_that_stops_reading_ends_the_session_instead_of_hanging_the_server(
+    index: Path,
+) -> None:
+    # 06c8a981 (the same script without write_deadline_s): still running after 40 s, its
+    # writer blocked on the full pipe for as long as the client lives (20,000 pings, ~1 MB,
+    # then the client waits)
+    server = _Proc([sys.executable, "-c", _SERVE, str(index), "2"])
+    sent, took = _pinged_unread(server, range(20_000))
     # (how many of the 20,000 pings the server read before it left depends on the machine's
     # speed: on a quiet one it reads them all, so no count is asserted; the lead's merge
     # check saw 20,000 of 20,000 read at load 1, where the helper saw fewer at load 10)
@@ -351,3 +362,78 @@ async def test_every_find_and_search_argument_is_handed_on_or_used_by_the_tool(
     find, search = (tools[n].input_schema["properties"] for n in ("find", "search"))
     assert {k: find[k] for k in SEARCH_OPTIONS} == {k: search[k] for k in SEARCH_OPTIONS}
     assert set(CONTEXT_FIND_OPTIONS) <= set(tools["context"].input_schema["properties"])
+
+
+# -- 4. a client that writes without end and reads nothing (helper leftovers66d) -------------
+
+
+def test_a_client_writing_without_end_is_read_no_further_than_the_requests_in_flight(
+    index: Path,
+) -> None:
+    # The SDK starts a task per request and read on while the answers waited: a client writing
+    # pings without end (stdout never read) grew the server by every ping, and the reading
+    # starved the writer, so the write deadline fired late (3c039bb6: 4 s to 22 s here, over
+    # 120 s on a loaded machine). Now no line is read while MAX_IN_FLIGHT requests are not
+    # answered: the requests written beyond those sit in the client's pipe. Both pipes are cut
+    # to one page, so what the server read and did not answer is in-flight requests plus a page
+    # or two of pings (3c039bb6: thousands, however the machine's speed).
+    import fcntl
+
+    from treehop.mcp_server import MAX_IN_FLIGHT
+
+    server = _Proc([sys.executable, "-c", _SERVE, str(index), "2"])
+    assert server.proc.stdin is not None and server.proc.stdout is not None
+    for pipe in (server.proc.stdin, server.proc.stdout):
+        fcntl.fcntl(pipe.fileno(), fcntl.F_SETPIPE_SZ, 4096)
+    sent, took = _pinged_unread(server, itertools.count())  # (only its leaving stops it)
+    # the answers the server wrote are still in its stdout pipe: each a ping's, in order
+    answered = [json.loads(line)["id"] for line in server.proc.stdout.read().splitlines()]
+    assert answered == list(range(len(answered)))
+    unanswered = len(sent) - len(answered)
+    # (a page holds under 100 pings: one in the stdin pipe, one read and not yet passed on)
+    assert 0 < unanswered <= MAX_IN_FLIGHT + 300, (len(sent), len(answered))
+    assert took < 60.0, took
+
+
+async def _endless_pings(read: list[str], head: list[str]) -> AsyncIterator[str]:
+    """``head``'s lines, then pings without end; each line handed on is kept in ``read``."""
+    for i in itertools.count():
+        line = (head[i] if i < len(head) else _ping(i)) + "\n"
+        read.append(line)
+        yield line
+
+
+def _ping(rid: Any) -> str:
+    return json.dumps({"jsonrpc": "2.0", "id": rid, "method": "ping"})
+
+
+async def test_the_gate_reads_no_line_while_the_limit_of_requests_is_unanswered() -> None:
+    # the gate under the SDK's reader: three requests in flight, no fourth line read until one
+    # is answered; a cancel naming "1" frees request 1's place (the SDK reads "1" and 1 as one
+    # id and never answers a cancelled request: counted, it would hold a place for good)
+    from treehop.mcp_server import _LineGate
+
+    cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "1"}}
+    read: list[str] = []
+    gate = _LineGate(
+        _endless_pings(read, [_ping(1), _ping("2"), _ping(3), json.dumps(cancel)]),
+        max_in_flight=3,
+    )
+    passed: list[str] = []
+
+    async def drain() -> None:
+        async for line in gate:
+            passed.append(line)
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(drain)
+        await anyio.sleep(0.2)
+        assert len(read) == 3 and gate.in_flight == 3
+        gate.answered(3)  # (one answered: the cancel, then two pings, fill the three places)
+        await anyio.sleep(0.2)
+        assert len(read) == 6 and gate.in_flight == 3, read
+        gate.answered("2")
+        await anyio.sleep(0.2)
+        assert len(read) == 7 and gate.in_flight == 3
+        tg.cancel_scope.cancel()
+    assert passed == read

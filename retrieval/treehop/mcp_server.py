@@ -568,6 +568,29 @@ of 2,000 pings' answers; a request still running after this long is cancelled as
 bound, so that a hung call cannot keep the process alive)."""
 
 
+MAX_IN_FLIGHT = 256
+"""How many requests the stdio server runs at once: while this many it has read are not
+answered yet, it reads no more of stdin (the client's further lines wait in the pipe, and its
+writes block once the pipe is full). Why: the SDK starts a task for every request it reads
+and keeps reading while the answers wait, so a client that wrote requests without end and
+read no answer grew the server by every request (350 MB in 10 s of pings), and the work of
+reading starved the writer: the write deadline (:data:`~treehop._mcp_wire.WRITE_DEADLINE_S`)
+fired only once the stdout pipe was full, 4 s to over 120 s in (helper leftovers66d). Bounded,
+the reading stops, the pipe fills and the deadline ends the session on time. 256 is far above
+what an agent keeps in flight (a few calls), and a request line is at most
+:data:`~treehop._mcp_wire.MAX_LINE_CHARS`. Safe because no treehop tool sends a request to the
+client (sampling, elicitation, roots): a request in flight never waits on a line unread."""
+
+
+def _id_key(request_id: str | int) -> str | int:
+    """``request_id`` as the SDK correlates it (``"7"`` and ``7`` are one id: its
+    ``coerce_request_id``), so that a ``notifications/cancelled`` naming ``"7"``, which
+    cancels request ``7`` unanswered, frees its place too."""
+    from mcp.shared.dispatcher import coerce_request_id
+
+    return coerce_request_id(request_id)
+
+
 class _LineGate:
     """The stdio server's stdin lines, each one the server cannot serve answered here
     (:func:`_screen`) instead of being passed on: what the SDK's ``stdio_server`` reads as
@@ -578,10 +601,15 @@ class _LineGate:
     :meth:`answer_on` hands back sees each answer go out; a ``notifications/cancelled`` drops
     its id, as the SDK never answers a cancelled request): at the end of stdin it waits up to
     ``grace_s`` (:data:`EOF_GRACE_S`) for them before it ends the lines, which is when the SDK
-    cancels what is still running."""
+    cancels what is still running. While ``max_in_flight`` (:data:`MAX_IN_FLIGHT`) are awaited
+    it reads no further line (backpressure: the requests read and not answered are bounded)."""
 
     def __init__(
-        self, lines: AsyncIterable[str | TooLong], *, grace_s: float = EOF_GRACE_S
+        self,
+        lines: AsyncIterable[str | TooLong],
+        *,
+        grace_s: float = EOF_GRACE_S,
+        max_in_flight: int = MAX_IN_FLIGHT,
     ) -> None:
         import anyio
 
@@ -590,8 +618,12 @@ class _LineGate:
         self._ready = anyio.Event()
         self._grace_s = grace_s
         self._pending: collections.Counter[str | int] = collections.Counter()
+        self._count = 0
         self._idle = anyio.Event()
         self._idle.set()
+        self._max_in_flight = max(1, max_in_flight)
+        self._room = anyio.Event()
+        self._room.set()
 
     def answer_on(self, write: Any) -> _AnswerWatch:
         """Answer refused lines on ``write``; the stream to give the server instead of it."""
@@ -602,23 +634,32 @@ class _LineGate:
     @property
     def in_flight(self) -> int:
         """How many requests passed on are not answered yet."""
-        return sum(self._pending.values())
+        return self._count
 
     def answered(self, request_id: str | int) -> None:
         """``request_id``'s answer went out (or it was cancelled): no longer awaited."""
-        if self._pending[request_id] > 1:
-            self._pending[request_id] -= 1
+        key = _id_key(request_id)
+        if key not in self._pending:
+            return  # (a cancel after the answer, or an answer to no request read here)
+        self._count -= 1
+        if self._pending[key] > 1:
+            self._pending[key] -= 1
         else:
-            self._pending.pop(request_id, None)
+            del self._pending[key]
             if not self._pending:
                 self._idle.set()
+        if self._count < self._max_in_flight:
+            self._room.set()
 
     def _passed_on(self, request_id: str | int) -> None:
         import anyio
 
         if not self._pending:
             self._idle = anyio.Event()
-        self._pending[request_id] += 1
+        self._pending[_id_key(request_id)] += 1
+        self._count += 1
+        if self._count >= self._max_in_flight:
+            self._room = anyio.Event()
 
     def __aiter__(self) -> _LineGate:
         return self
@@ -628,6 +669,8 @@ class _LineGate:
         from mcp.shared.message import SessionMessage
 
         while True:
+            while self._count >= self._max_in_flight:  # (no line read until one is answered)
+                await self._room.wait()
             try:
                 line = await self._lines.__anext__()
             except StopAsyncIteration:
