@@ -1033,7 +1033,7 @@ def _plain(
 
 
 def plain_metadata(
-    metadata: Mapping[str, Any], *, datetimes: Datetimes | None = None
+    metadata: Mapping[str, Any], *, datetimes: Datetimes | None = None, bounded: bool = False
 ) -> Mapping[str, Any]:
     """``metadata`` with the values a program hands a vector store without thinking of JSON
     as the JSON values they equal: numpy booleans and integers and ``float16`` / ``float32`` /
@@ -1055,7 +1055,9 @@ def plain_metadata(
     stores for a path or a date, so both integrations store the same form. Arrays and
     ``datetime64`` (helper leftovers66b): a pandas loader's row hands them over, and they
     were refused. ``datetimes``: the LangChain store keeps epoch seconds, LlamaIndex ISO
-    text (``None``: a ``datetime`` stays as given).
+    text (``None``: a ``datetime`` stays as given). ``bounded``: the caller has already
+    checked ``metadata`` (or a mapping it holds a subset of) with
+    :func:`check_metadata_bounded`, so the bound is not walked a second time.
 
     Refused with an :class:`~treehop.errors.IngestError` naming the place
     (``metadata['scores'][2]``): a float NaN or infinity, Python's or numpy's, in an array
@@ -1068,7 +1070,9 @@ def plain_metadata(
     # one list at every level was walked and copied path by path, exponential; over the
     # bound, a cycle or a mapping whose methods raise it is left as given, for the core's
     # typed refusal. Helper attacks78)
-    if json_bytes_problem(metadata, recmod.MAX_PASSAGE_METADATA_BYTES) is not None:
+    if not bounded and (
+        json_bytes_problem(metadata, recmod.MAX_PASSAGE_METADATA_BYTES) is not None
+    ):
         return metadata
     out, changed = _plain(metadata, (), 0, datetimes)
     return out if changed else metadata

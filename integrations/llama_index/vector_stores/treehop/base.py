@@ -263,8 +263,11 @@ class TreehopVectorStore(kit.IndexedStore, BasePydanticVectorStore):
         # as the ISO text node_to_metadata_dict writes: kit.plain_metadata; LlamaIndex's
         # dump raised a raw PydanticSerializationError for numpy, and wrote a NaN as null:
         # refused naming the key instead)
+        # (bounded=True: _passage checked node.metadata, a superset of what is converted)
         own = kit.plain_metadata(
-            kit.without_result_keys(node.metadata, PROVENANCE), datetimes=stored_datetime
+            kit.without_result_keys(node.metadata, PROVENANCE),
+            datetimes=stored_datetime,
+            bounded=True,
         )
         if own is not node.metadata:
             # A treehop retriever's node (results copied into a store): its scores and
