@@ -112,7 +112,7 @@ _TIME_HINT = (
 )
 
 
-def _bound(key: str, op: str, value: Any) -> Any:
+def _bound(key: str, op: str, value: Any, given: Any = None) -> Any:
     """A range bound: a number, or a ``datetime`` / ``datetime64`` as the epoch seconds the
     vector store keeps a datetime metadata value as (:func:`_compared`, :func:`stored_time`:
     a naive one is local time, as ``datetime.timestamp`` takes it); anything else refused.
@@ -120,14 +120,18 @@ def _bound(key: str, op: str, value: Any) -> Any:
     Why: the store turns ``{"created_at": datetime(...)}`` into a number, so
     ``{"created_at": {"$gte": datetime(2024, 1, 1)}}`` is the filter a user writes for it,
     and it was "treehop compares ranges on numbers"; a text date (``"2024-01-01"``) is
-    refused naming that way (stored dates are text, and text has no range here)."""
+    refused naming that way (stored dates are text, and text has no range here).
+    ``given``: the whole ``[low, high]`` of a ``$between`` the value is one end of, shown in
+    the refusal."""
     value = _compared(key, op, value)
     if isinstance(value, bool) or not isinstance(value, int | float):
         hint = _TIME_HINT if isinstance(value, str | dt.date) else ""
-        raise InvalidFilterError(
-            f"filter {shown_name(key)} {op}: treehop compares ranges on numbers, "
-            f"got {shown_value(value)}{hint}"
-        )
+        if op == "$between":
+            expects = "expects [low, high] numbers"
+        else:
+            expects = "treehop compares ranges on numbers"
+        shown = shown_value(value if given is None else given)
+        raise InvalidFilterError(f"filter {shown_name(key)} {op}: {expects}, got {shown}{hint}")
     return value
 
 
@@ -222,15 +226,13 @@ def _field(key: str, cond: Any) -> dict[str, Any]:
             parts.append({"op": "not_empty" if value else "empty", "field": key})
         elif op == "$between":
             low_high = _values(key, op, value)
-            if len(low_high) != 2 or any(
-                isinstance(v, bool) or not isinstance(v, int | float) for v in low_high
-            ):
-                hint = _TIME_HINT if any(isinstance(v, str | dt.date) for v in low_high) else ""
+            if len(low_high) != 2:
                 raise InvalidFilterError(
                     f"filter {shown_name(key)} $between: expects [low, high] numbers, "
-                    f"got {shown_value(value)}{hint}"
+                    f"got {shown_value(value)}"
                 )
-            parts.append({"op": "range", "field": key, "gte": low_high[0], "lte": low_high[1]})
+            low, high = (_bound(key, op, v, given=value) for v in low_high)
+            parts.append({"op": "range", "field": key, "gte": low, "lte": high})
         elif op in _RANGE:
             ranges[_RANGE[op]] = _bound(key, op, value)
         else:
