@@ -395,12 +395,11 @@ def _map_segments(
         count = size // np.dtype(dtype).itemsize
         if not count:
             maps[name] = np.zeros(0, dtype)
-        elif name in _COLUMNS and _READV:
-            maps[name] = _read_column(f, dtype, count)
-        elif size < _LEASE_BYTES and _READV and name not in keep_mapped:
+        elif _READV and (name in _COLUMNS or (size < _LEASE_BYTES and name not in keep_mapped)):
             # (a small file read whole, not mapped: no later cut can fault a read of it)
             maps[name] = _read_column(f, dtype, count)
-            maps[name].flags.writeable = False  # (read-only, as its map was)
+            if name not in _COLUMNS:
+                maps[name].flags.writeable = False  # (read-only, as its map was)
         else:
             maps[name] = _mapped(f, dtype, count)
     if maps["vectors"].size != n * dim:
