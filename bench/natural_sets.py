@@ -388,6 +388,11 @@ change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py
   Debian package, :func:`fetch_pypi_sdist`): every question deleted (:func:`split_cython_faq`),
   beside the docs' other ``.rst`` pages as markdown (:func:`rst_to_markdown`). Built in stop
   66 and measured once: an untuned check (helper heldout70).
+* ``falcon-faq``: the Falcon web framework's FAQ (the PyPI sdist ``falcon`` 4.4.0,
+  ``docs/user/faq.rst``: reStructuredText, ~49 entries under seven group titles): every
+  question deleted by the cython-faq rule (:func:`split_cython_faq`, unchanged), beside the
+  docs' other ``.rst`` pages as markdown, the release notes out (:func:`falcon_faq_set`).
+  Built in stop 67 and measured once: an untuned check (helper heldout72).
 * ``xboard-faq``: XBoard and WinBoard's FAQ (Debian ``xboard``, ``FAQ.html``: hand-written
   HTML, ~60 labelled ``<h3>`` questions under four ``<h2>`` groups): every question and the
   contents lists deleted (:func:`split_xboard_faq`), beside the engine protocol page, the
@@ -534,6 +539,7 @@ HELD_OUT_SETS = (
     "zoneminder-faq",
     "xastir-faq",
     "cython-faq",
+    "falcon-faq",
 )
 """Natural-question sets that no screening script reads by default (``--sets`` names them):
 measured once per change as an untuned check of whether a method chosen on the sets above
@@ -13056,6 +13062,79 @@ def cython_faq_set() -> NaturalSet:
     )
 
 
+# --------------------------------------------------------------------------------------
+# A second PyPI sdist's reStructuredText FAQ, read by the cython-faq rule (Falcon)
+# --------------------------------------------------------------------------------------
+
+FALCON_PROJECT = "falcon"
+FALCON_VERSION = "4.4.0"
+FALCON_DOC = f"falcon-{FALCON_VERSION}/docs"
+FALCON_FAQ = "user/faq.rst"
+"""The Falcon web framework's FAQ as its maintainers keep it (``docs/user/faq.rst``,
+reStructuredText): a target and a title "FAQ" under ``===``, seven group titles under ``~~~``
+("Design Philosophy", "Performance", "Routing", "Extensibility", "Request Handling",
+"Response Handling", "Misc.") over ~49 entry titles under ``---``, the answer starting on the
+line after the underline, with notes, literal and code blocks. Which title asks is decided by
+the rule written for Cython's FAQ (:func:`split_cython_faq`, not changed for this page)."""
+FALCON_SKIP_DIRS = ("changes/",)
+"""The documentation sources left out: the release notes (``docs/changes/*.rst``, one page per
+version, the changelog's entries). Every other ``*.rst`` under ``docs/`` is in (the front page,
+the user guide and its recipes and tutorials, the API reference, deployment and community
+pages); ``_static/``, ``_templates/``, ``_content/`` (theme assets), ``ext/`` (Sphinx
+extensions), the two one-line ``.md`` include stubs and ``conf.py`` are out."""
+FALCON_MAX_PAGE_CHARS = 150_000
+"""A converted page over this stays out and is named (the value the other sets use, not
+chosen for this set)."""
+
+
+def falcon_faq_set() -> NaturalSet:
+    """Falcon's FAQ as its sdist ships it (PyPI ``falcon`` :data:`FALCON_VERSION`,
+    ``docs/user/faq.rst``: ~49 entries, "How do I implement CORS with Falcon?", "Is Falcon
+    thread-safe?", under seven group titles) with every question deleted by the cython-faq
+    rule (:func:`split_cython_faq`: a heading below the title asks when it ends with "?" and
+    has text of its own, outside an open question), beside every other reStructuredText page
+    of ``docs/`` (:data:`FALCON_SKIP_DIRS` out; each through :func:`rst_to_markdown`, up to
+    :data:`FALCON_MAX_PAGE_CHARS`). Fetched with :func:`fetch_pypi_sdist`, offline first.
+    Ids are the questions' slugs (``falcon-faq:is-falcon-thread-safe``). Entries whose answer
+    is under :data:`MIN_ANSWER_WORDS` words are left out and named. Built in stop 67 and
+    measured once, with no change to the retriever: an untuned check (helper heldout72)."""
+    root = fetch_pypi_sdist(FALCON_PROJECT, FALCON_VERSION)
+    doc = root / FALCON_DOC
+    faq_path = doc / FALCON_FAQ
+    if not faq_path.is_file():
+        raise FileNotFoundError(f"no {FALCON_FAQ} under {doc}")
+    text, qa = split_cython_faq(faq_path.read_text(encoding="utf-8"))
+    faq_rel = FALCON_FAQ.removesuffix(".rst") + ".md"
+    files = {faq_rel: text}
+    asked = _faq_questions("falcon-faq", qa, faq_rel)
+    too_long: list[str] = []
+    for path in sorted(doc.rglob("*.rst")):
+        rel = path.relative_to(doc).as_posix()
+        if rel == FALCON_FAQ or rel.startswith((*FALCON_SKIP_DIRS, "_")):
+            continue
+        page = rst_to_markdown(path.read_text(encoding="utf-8", errors="replace"))
+        if len(page) > FALCON_MAX_PAGE_CHARS:
+            too_long.append(rel)
+            continue
+        files[rel.removesuffix(".rst") + ".md"] = page
+    return _judged_package_set(
+        "falcon-faq",
+        root,
+        files,
+        asked,
+        lambda version, unjudged: (
+            f"Falcon FAQ from the PyPI sdist falcon {version} (docs/{FALCON_FAQ}, "
+            f"reStructuredText, {len(qa)} questions deleted by the cython-faq rule: a heading "
+            "below the title asks when it ends with '?' and has its own text, outside an open "
+            f"question; group titles kept) + the docs' other .rst pages as markdown "
+            f"({len(files) - 1} files; {', '.join(FALCON_SKIP_DIRS)} out; left out, over "
+            f"{FALCON_MAX_PAGE_CHARS} chars: {', '.join(too_long) or 'none'}); answer = the "
+            "text under a question up to the next heading of its level or higher; left out, "
+            f"answer under {MIN_ANSWER_WORDS} words: {' | '.join(unjudged) or 'none'}"
+        ),
+    )
+
+
 BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "django-faq": lambda emb: django_faq_set(),
     "gitfaq": lambda emb: gitfaq_set(),
@@ -13139,6 +13218,7 @@ BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "zoneminder-faq": lambda emb: zoneminder_faq_set(),
     "xastir-faq": lambda emb: xastir_faq_set(),
     "cython-faq": lambda emb: cython_faq_set(),
+    "falcon-faq": lambda emb: falcon_faq_set(),
     "cranfield": cranfield_set,
     "pytest-derived": lambda emb: pytest_derived_set(),
 }
