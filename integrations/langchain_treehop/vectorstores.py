@@ -86,6 +86,15 @@ _SEARCH_KWARGS = frozenset(
         "include_directories",
     }
 )
+_MMR_ARGS = frozenset({"fetch_k", "lambda_mult"})
+_MMR_ONLY = (
+    "MMR's, taken by max_marginal_relevance_search(query, k=4, "
+    "fetch_k=20, lambda_mult=0.5) and as_retriever(search_type='mmr', search_kwargs=...); "
+    "a similarity search takes neither: leave it out (refused, not ignored, so a search "
+    "meant as MMR never runs as a plain one in silence)."
+)
+"""The hint for ``fetch_k`` / ``lambda_mult`` given to a similarity search."""
+
 _SEARCH_MEANT = sorted(_SEARCH_KWARGS | {"k", "fetch_k", "lambda_mult"})
 """What an unknown search keyword may have meant: the search arguments and the methods'
 own (``k``; ``fetch_k``, ``lambda_mult`` of an MMR search)."""
@@ -388,10 +397,17 @@ class TreehopVectorStore(kit.IndexedStore, VectorStore):
             # meant, an UnknownArgumentError as the constructor's: helper leftovers62b)
             # (each name as an error shows it, the first few of them (listed): the list
             # printed names as given, a registered key and a megabyte name whole; attacks73)
-            hints = "".join(
+            # (an MMR argument in a similarity search is no typo: it said "'fetch_k': did
+            # you mean 'fetch_k'?", where as_retriever(search_kwargs={"k": 4, "fetch_k":
+            # 20}) is a tutorial's line kept when search_type went back to "similarity")
+            head = first_few(unknown)[0]
+            mmr = [u for u in head if u in _MMR_ARGS]
+            hints = f" {', '.join(mmr)}: {_MMR_ONLY}" if mmr else ""
+            hints += "".join(
                 f" {kit.shown_name(u)}: did you mean {meant!r}?"
-                for u in first_few(unknown)[0]
-                if (meant := kit.did_you_mean(u, _SEARCH_MEANT, _SEARCH_SYNONYMS)) is not None
+                for u in head
+                if u not in _MMR_ARGS
+                and (meant := kit.did_you_mean(u, _SEARCH_MEANT, _SEARCH_SYNONYMS)) is not None
             )
             raise UnknownArgumentError(
                 f"unknown search argument(s) [{listed(unknown, kit.shown_name)}];{hints} "
