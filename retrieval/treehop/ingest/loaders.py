@@ -626,7 +626,7 @@ def _legacy_text(data: bytes) -> str | None:
     user came for never read. UTF-8 is still read first and wins where it decodes; here each
     byte UTF-8 cannot decode is read as its Windows-1252 character (Latin-1's superset, what
     browsers read a page labelled Latin-1 as), so a mostly UTF-8 file with one stray Latin-1
-        byte keeps its UTF-8 characters. Bytes with many control characters, or with many bytes
+    byte keeps its UTF-8 characters. Bytes with many control characters, or with many bytes
     UTF-8 cannot decode, stay binary. Linear: one decode, then one Windows-1252 decode (no
     UTF-8 sequence in it) or one ``subn`` over the escaped bytes."""
     if data.startswith(_BINARY_MAGIC):
