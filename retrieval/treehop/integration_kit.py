@@ -921,6 +921,12 @@ def _where(path: tuple[object, ...]) -> str:
     )
 
 
+_BELOW_NS = frozenset({"ps", "fs", "as"})
+"""``datetime64`` units finer than a nanosecond: numpy's conversion factor from years to
+them overflows (``np.datetime64(1, "as").astype("datetime64[Y]")`` raises ``OverflowError``,
+which escaped a metadata add and a LangChain filter raw: helper attacks79)."""
+
+
 def datetime64_value(value: np.datetime64) -> dt.datetime | None:
     """A numpy ``datetime64`` as the timezone-aware UTC ``datetime`` it counts, or ``None``
     where no ``datetime`` holds it (``NaT``, a year outside 1..9999, a part below a
@@ -933,6 +939,13 @@ def datetime64_value(value: np.datetime64) -> dt.datetime | None:
     machine."""
     if np.isnat(value):
         return None
+    if np.datetime_data(value.dtype)[0] in _BELOW_NS:
+        # (numpy cannot convert these units to years, an OverflowError; their whole range,
+        # +-106 days at most, fits nanoseconds, so the cast is exact unless a part is finer)
+        coarse = value.astype("datetime64[ns]")
+        if coarse != value:
+            return None
+        value = coarse
     year = int(value.astype("datetime64[Y]").astype(np.int64)) + 1970
     if not 1 <= year <= 9999:  # (checked on the year: a cast to us can overflow silently)
         return None
