@@ -264,3 +264,70 @@ def test_small_arrays_are_still_stored_as_their_lists() -> None:
     holder[0], holder[1] = np.float32(0.5), [1, 2]
     given_ = {"z": np.array(3), "m": np.arange(6).reshape(2, 3), "o": holder}
     assert plain_metadata(given_) == {"z": 3, "m": [[0, 1, 2], [3, 4, 5]], "o": [0.5, [1, 2]]}
+
+
+# -- 4. a datetime whose tzinfo is the caller's broken code ----------------------------------
+
+SECRET = "sk-attacks79-0123456789abcdef"
+
+
+class _IntOffset(dt.tzinfo):
+    """``utcoffset`` returning an ``int``: Python's own ``TypeError`` in ``timestamp()``."""
+
+    def utcoffset(self, _: dt.datetime | None) -> Any:
+        return 5
+
+    def dst(self, _: dt.datetime | None) -> None:
+        return None
+
+
+class _Unreadable(Exception):
+    def __str__(self) -> str:
+        raise RuntimeError("no text either")
+
+
+class _RaisingOffset(_IntOffset):
+    """``utcoffset`` raising an exception whose own ``__str__`` raises."""
+
+    def utcoffset(self, _: dt.datetime | None) -> Any:
+        raise _Unreadable
+
+
+class _KeyOffset(_IntOffset):
+    """``utcoffset`` raising a ``ValueError`` that holds a registered key and a megabyte."""
+
+    def utcoffset(self, _: dt.datetime | None) -> Any:
+        raise ValueError(f"zone lookup with key {SECRET} failed " + "x" * 10**6)
+
+
+_ZONES = {"int offset": _IntOffset, "raising offset": _RaisingOffset, "key in text": _KeyOffset}
+
+
+@pytest.mark.parametrize(("way", "zone"), [(w, z) for w in WAYS for z in sorted(_ZONES)])
+def test_a_datetime_whose_tzinfo_misbehaves_is_a_bounded_typed_refusal(
+    way: str, zone: str, tmp_path: Path
+) -> None:
+    # 2bd9fe6d: the TypeError / the caller's exception raw out of the add; the ValueError's
+    # text (the key, a megabyte) repeated whole in the IngestError
+    from treehop.redaction import register_secret
+
+    register_secret(SECRET)
+    when = dt.datetime(2024, 1, 1, tzinfo=_ZONES[zone]())
+    with (
+        Treehop(tmp_path / "idx", embedder=BagOfWordsEmbedder()) as client,
+        pytest.raises(IngestError) as caught,
+    ):
+        _add(way, client, {"t": when})
+    text = str(caught.value)
+    assert "metadata['t']" in text and len(text) < 1000
+    assert not any(SECRET[i : i + 8] in text for i in range(len(SECRET) - 7))
+
+
+@pytest.mark.parametrize("zone", sorted(_ZONES))
+def test_a_filter_on_a_datetime_whose_tzinfo_misbehaves_is_a_typed_refusal(zone: str) -> None:
+    # 2bd9fe6d: the TypeError / the caller's exception raw out of the filter's translation
+    # (the ValueError case was typed there already, its text not shown: a control)
+    when = dt.datetime(2024, 1, 1, tzinfo=_ZONES[zone]())
+    for flt in ({"t": {"$lt": when}}, {"t": when}, {"t": {"$in": [when]}}):
+        with pytest.raises(InvalidFilterError, match="has no epoch time"):
+            to_treehop_filter(flt)

@@ -993,11 +993,27 @@ def _array(
 
 def _stored_datetime(value: dt.datetime, path: tuple[object, ...], datetimes: Datetimes) -> Any:
     """``datetimes(value)``, its failure a refusal naming the place (a year-1 datetime has
-    no epoch time in some zones; pandas' ``NaT`` is a ``datetime`` without one)."""
+    no epoch time in some zones; pandas' ``NaT`` is a ``datetime`` without one).
+
+    A ``tzinfo`` is the caller's code (helper attacks79): what it raises escaped raw unless
+    it was a ``ValueError`` (a ``utcoffset`` returning an ``int`` is Python's ``TypeError``),
+    and a ``ValueError``'s text, a registered key in it included, was repeated whole. Any
+    exception is now the refusal, its text redacted and cut."""
     try:
         return datetimes(value)
-    except (ValueError, OverflowError, OSError) as exc:
-        raise _refused(path, f"{shown_value(value)}: {exc}") from None
+    except Exception as exc:
+        raise _refused(path, f"{shown_value(value)}: {_exception_text(exc)}") from None
+
+
+def _exception_text(exc: Exception) -> str:
+    """``exc``'s text for a refusal: redacted, at most 300 characters, its type's name where
+    its ``__str__`` raises (the caller's own exception)."""
+    try:
+        text = str(exc)
+    except Exception:
+        return f"{type(exc).__name__} raised"
+    shown = redact(text)
+    return shown if len(shown) <= 300 else shown[:300] + "..."
 
 
 def _plain(
