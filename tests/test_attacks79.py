@@ -266,6 +266,19 @@ def test_small_arrays_are_still_stored_as_their_lists() -> None:
     assert plain_metadata(given_) == {"z": 3, "m": [[0, 1, 2], [3, 4, 5]], "o": [0.5, [1, 2]]}
 
 
+def test_a_masked_datetime64_arrays_missing_item_is_stored_as_none() -> None:
+    # 2bd9fe6d: "metadata['t'][1]: is an array holding NaN or infinity" (numpy's masked
+    # constant is a 0-d float array), where a masked float or int array stores None for it
+    days = np.array(["2024-01-01", "2024-01-02"], dtype="datetime64[s]")
+    first = dt.datetime(2024, 1, 1, tzinfo=dt.UTC).timestamp()
+    masked = np.ma.masked_array(days, mask=[False, True])
+    assert plain_metadata({"t": masked}, datetimes=stored_time) == {"t": [first, None]}
+    grid = np.ma.masked_array(days.reshape(1, 2), mask=[[False, True]])
+    assert plain_metadata({"t": grid}, datetimes=stored_time) == {"t": [[first, None]]}
+    # (the premise: the other kinds' missing item is None)
+    assert plain_metadata({"n": np.ma.masked_array([1, 2], mask=[False, True])}) == {"n": [1, None]}
+
+
 # -- 4. a datetime whose tzinfo is the caller's broken code ----------------------------------
 
 SECRET = "sk-attacks79-0123456789abcdef"
@@ -331,3 +344,56 @@ def test_a_filter_on_a_datetime_whose_tzinfo_misbehaves_is_a_typed_refusal(zone:
     for flt in ({"t": {"$lt": when}}, {"t": when}, {"t": {"$in": [when]}}):
         with pytest.raises(InvalidFilterError, match="has no epoch time"):
             to_treehop_filter(flt)
+
+
+# -- 5. a stdin line fed two characters at a time --------------------------------------------
+
+
+def test_a_line_fed_in_tiny_pieces_is_kept_in_about_its_characters() -> None:
+    # 2bd9fe6d: each piece kept as a string of its own (~59 bytes for two characters): 2 Mi
+    # characters cost ~60 MB, so the 16 Mi character bound let a client that writes two bytes
+    # at a time as fast as the server reads grow it by ~500 MB
+    from treehop._mcp_wire import LineSplitter
+
+    splitter = LineSplitter(16 * 1024 * 1024)
+    tracemalloc.start()
+    try:
+        for _ in range(1_000_000):
+            assert splitter.feed(b"ab".decode()) == []  # (a fresh string, as a read gives)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 3 * 2_000_000, peak
+    assert splitter.feed("\n") == ["ab" * 1_000_000 + "\n"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    text=st.text(alphabet="ab\n", max_size=3000),
+    sizes=st.lists(st.integers(min_value=1, max_value=3), min_size=1, max_size=20),
+    limit=st.sampled_from([0, 5, 300, 700, 2000, 5000]),
+)
+def test_a_line_fed_in_tiny_pieces_is_handed_on_as_given(
+    text: str, sizes: list[int], limit: int
+) -> None:
+    # control for the joins (leftovers66c's property, in pieces of 1-3 characters, so that a
+    # line crosses the 256 pieces the splitter joins at, with limits around it)
+    from test_leftovers66c_mcp_wire import _reference
+    from treehop._mcp_wire import HEAD_CHARS, LineSplitter, TooLong
+
+    splitter = LineSplitter(limit)
+    got: list[Any] = []
+    at = k = 0
+    while at < len(text):
+        got += splitter.feed(text[at : at + sizes[k % len(sizes)]])
+        at += sizes[k % len(sizes)]
+        k += 1
+    got += splitter.end()
+    want = _reference(text, limit)
+    assert len(got) == len(want)
+    for g, w in zip(got, want, strict=True):
+        if isinstance(w, tuple):
+            assert isinstance(g, TooLong) and w[1].startswith(g.head)
+            assert len(g.head) >= min(limit + 1, HEAD_CHARS)
+        else:
+            assert g == w

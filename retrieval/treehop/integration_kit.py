@@ -1020,6 +1020,11 @@ def _plain(
     value: Any, path: tuple[object, ...], depth: int, datetimes: Datetimes | None
 ) -> tuple[Any, bool]:
     """``value`` as :func:`plain_metadata` stores it, and whether anything changed."""
+    if value is np.ma.masked:
+        # (a masked array's missing item, met walking a datetime64 one: None, as tolist()
+        # gives it for the other kinds; it was refused as "NaN or infinity", numpy's masked
+        # constant being a 0-d float array: helper attacks79)
+        return None, True
     if isinstance(value, float) and not math.isfinite(value):
         raise _refused(path, _NO_NUMBER.format(repr(value)))
     exact = isinstance(value, _PLAIN_NUMBERS) and not isinstance(value, bool | int | float)
