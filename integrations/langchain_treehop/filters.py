@@ -94,6 +94,11 @@ def _compared(key: str, op: str, value: Any) -> Any:
             raise InvalidFilterError(
                 f"filter {shown_name(key)} {op}: {shown_value(value)} has no epoch time"
             ) from None
+        except Exception as exc:  # (its tzinfo is the caller's code: helper attacks79)
+            raise InvalidFilterError(
+                f"filter {shown_name(key)} {op}: {shown_value(value)} has no epoch time "
+                f"(its tzinfo raised {type(exc).__name__})"
+            ) from None
     if isinstance(value, dt.date):
         if op in _RANGE_OPS:
             raise InvalidFilterError(

@@ -24,6 +24,8 @@ from collections.abc import Mapping, Sequence, Set
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from ._plugins import call
 from .errors import (
     EmbeddingError,
@@ -211,7 +213,13 @@ def json_bytes_problem(value: object, limit: int) -> str | None:
     after it and ``plain_metadata``'s walk each wrote or walked all of them: 76-91 s for one
     document before "larger than 64000 bytes", and a few levels more ran for hours. A cycle
     is named as one (it was Python's raw ``ValueError`` out of ``stable_id``), and a mapping
-    or list whose own methods raise is refused, not let through as its own exception."""
+    or list whose own methods raise is refused, not let through as its own exception.
+
+    A numpy array (which :func:`treehop.integration_kit.plain_metadata` stores as its lists)
+    counts by its size, and an object array's items are walked as a list's. Why (helper
+    attacks79): an array counted as one value, so ``np.zeros(10**7)`` passed the bound and
+    was turned into 10**7 Python floats (3.9 s, 600 MB) before the core refused it, and an
+    object array holding the shared list above was walked path by path again (31 s)."""
     left = limit
     active: set[int] = set()
     stack: list[tuple[Any, int | None]] = [(value, None)]
@@ -240,6 +248,22 @@ def json_bytes_problem(value: object, limit: int) -> str | None:
                         stack.append((element, None))
                 else:
                     stack.extend((element, None) for element in item)
+            elif isinstance(item, np.ndarray):
+                # (counted by its size, never converted: its lists' brackets and commas, at
+                # least its size and one, and each number at least a byte; a 0-d array is
+                # its one item. An object array's items are walked as a list's)
+                objects = item.dtype.kind == "O"
+                if item.ndim:
+                    left -= item.size + 1
+                left -= 0 if objects else max(1, item.size)
+                if left < 0:
+                    break
+                if objects and item.size:
+                    if id(item) in active:
+                        return "holds itself (a cycle)"
+                    active.add(id(item))
+                    stack.append((item, id(item)))
+                    stack.extend((element, None) for element in item.flat)
             else:
                 left -= 1
             if left < 0:

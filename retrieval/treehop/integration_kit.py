@@ -921,6 +921,12 @@ def _where(path: tuple[object, ...]) -> str:
     )
 
 
+_BELOW_NS = frozenset({"ps", "fs", "as"})
+"""``datetime64`` units finer than a nanosecond: numpy's conversion factor from years to
+them overflows (``np.datetime64(1, "as").astype("datetime64[Y]")`` raises ``OverflowError``,
+which escaped a metadata add and a LangChain filter raw: helper attacks79)."""
+
+
 def datetime64_value(value: np.datetime64) -> dt.datetime | None:
     """A numpy ``datetime64`` as the timezone-aware UTC ``datetime`` it counts, or ``None``
     where no ``datetime`` holds it (``NaT``, a year outside 1..9999, a part below a
@@ -933,6 +939,13 @@ def datetime64_value(value: np.datetime64) -> dt.datetime | None:
     machine."""
     if np.isnat(value):
         return None
+    if np.datetime_data(value.dtype)[0] in _BELOW_NS:
+        # (numpy cannot convert these units to years, an OverflowError; their whole range,
+        # +-106 days at most, fits nanoseconds, so the cast is exact unless a part is finer)
+        coarse = value.astype("datetime64[ns]")
+        if coarse != value:
+            return None
+        value = coarse
     year = int(value.astype("datetime64[Y]").astype(np.int64)) + 1970
     if not 1 <= year <= 9999:  # (checked on the year: a cast to us can overflow silently)
         return None
@@ -980,17 +993,38 @@ def _array(
 
 def _stored_datetime(value: dt.datetime, path: tuple[object, ...], datetimes: Datetimes) -> Any:
     """``datetimes(value)``, its failure a refusal naming the place (a year-1 datetime has
-    no epoch time in some zones; pandas' ``NaT`` is a ``datetime`` without one)."""
+    no epoch time in some zones; pandas' ``NaT`` is a ``datetime`` without one).
+
+    A ``tzinfo`` is the caller's code (helper attacks79): what it raises escaped raw unless
+    it was a ``ValueError`` (a ``utcoffset`` returning an ``int`` is Python's ``TypeError``),
+    and a ``ValueError``'s text, a registered key in it included, was repeated whole. Any
+    exception is now the refusal, its text redacted and cut."""
     try:
         return datetimes(value)
-    except (ValueError, OverflowError, OSError) as exc:
-        raise _refused(path, f"{shown_value(value)}: {exc}") from None
+    except Exception as exc:
+        raise _refused(path, f"{shown_value(value)}: {_exception_text(exc)}") from None
+
+
+def _exception_text(exc: Exception) -> str:
+    """``exc``'s text for a refusal: redacted, at most 300 characters, its type's name where
+    its ``__str__`` raises (the caller's own exception)."""
+    try:
+        text = str(exc)
+    except Exception:
+        return f"{type(exc).__name__} raised"
+    shown = redact(text)
+    return shown if len(shown) <= 300 else shown[:300] + "..."
 
 
 def _plain(
     value: Any, path: tuple[object, ...], depth: int, datetimes: Datetimes | None
 ) -> tuple[Any, bool]:
     """``value`` as :func:`plain_metadata` stores it, and whether anything changed."""
+    if value is np.ma.masked:
+        # (a masked array's missing item, met walking a datetime64 one: None, as tolist()
+        # gives it for the other kinds; it was refused as "NaN or infinity", numpy's masked
+        # constant being a 0-d float array: helper attacks79)
+        return None, True
     if isinstance(value, float) and not math.isfinite(value):
         raise _refused(path, _NO_NUMBER.format(repr(value)))
     exact = isinstance(value, _PLAIN_NUMBERS) and not isinstance(value, bool | int | float)

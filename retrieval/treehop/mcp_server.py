@@ -462,6 +462,12 @@ def _whole_id_line(sent: dict[str, Any]) -> str | None:
     return line
 
 
+_ANSWER_KEY = re.compile(r'result"|error"|\\u')
+"""What the text of a line holding a ``"result"`` or ``"error"`` key has: that word before a
+quote, or a ``\\u`` escape (a key may spell a letter so: ``"\\u0065rror"``). A line without
+any of them is no response, whatever else it holds (helper attacks79)."""
+
+
 def _screen(line: str) -> _Screened:
     """``line`` passed on (``answer`` ``None``) when the SDK's own parser reads it as the
     JSON-RPC message it is, or answered (``answer``, the ``JSONRPCError``).
@@ -497,9 +503,16 @@ def _screen(line: str) -> _Screened:
 
     try:  # (a request, the common case: a third of the cost of the SDK's union of four)
         request = JSONRPCRequest.model_validate_json(line, by_name=False)
-        return _Screened(None, line, request_id=request.id)
     except ValidationError:
         pass
+    else:
+        if not _ANSWER_KEY.search(line):
+            return _Screened(None, line, request_id=request.id)
+        # (a request's fields beside a "result" or an "error": the SDK's union may read it
+        # as a response, never answered; the union decides, as the SDK's reader does)
+        if isinstance(jsonrpc_message_adapter.validate_json(line, by_name=False), JSONRPCRequest):
+            return _Screened(None, line, request_id=request.id)
+        return _Screened(None, line)
     cancelled = None
     try:
         message = jsonrpc_message_adapter.validate_json(line, by_name=False)
