@@ -356,4 +356,4 @@ def test_control_a_4300_digit_number_is_passed_on() -> None:
     from treehop import mcp_server
 
     line = f'{{"jsonrpc":"2.0","id":7,"method":"ping","params":{{"a":{"1" * 4300}}}}}'
-    assert mcp_server._screen(line) == mcp_server._Screened(None, line, request_id=7)
+    assert mcp_server._screen(line) == mcp_server._Screened(None, line, request_id=7, method="ping")

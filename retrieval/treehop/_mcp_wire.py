@@ -33,7 +33,7 @@ import queue
 import re
 import sys
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any, NamedTuple
 
 MAX_LINE_CHARS = 16 * 1024 * 1024
@@ -68,6 +68,106 @@ them into one string (each piece at least a character)."""
 JOIN_CHARS = 1024
 """A piece of a line this long or longer is kept as it is; shorter ones are joined once
 they add up to this many characters (or :data:`JOIN_PARTS` pieces)."""
+
+MAX_IN_FLIGHT = 256
+"""How many requests the stdio server runs at once: while this many it has read are not
+answered yet, it passes no further request on (backpressure; see
+``treehop.mcp_server._LineGate``). Why: the SDK starts a task for every request it reads and
+keeps reading while the answers wait, so a client that wrote requests without end and read
+no answer grew the server by every request (350 MB in 10 s of pings), and the work of
+reading starved the writer: the write deadline (:data:`WRITE_DEADLINE_S`) fired only once the
+stdout pipe was full, 4 s to over 120 s in (helper leftovers66d). Bounded, the reading stops,
+the pipe fills and the deadline ends the session on time. 256 is far above what an agent
+keeps in flight (a few calls). Safe because no treehop tool sends a request to the client
+(sampling, elicitation, roots): a request in flight never waits on a line unread."""
+
+IN_FLIGHT_LINES = 4
+"""The default bound on the characters of the requests in flight, in lines of the line
+bound: ``max_in_flight_chars`` defaults to this many times ``line_chars`` (64 Mi characters
+with the default 16 Mi). Why (helper leftovers67b): :data:`MAX_IN_FLIGHT` counts requests,
+not their size, so 256 requests of up to :data:`MAX_LINE_CHARS` each (4 Gi characters, more
+once parsed) could be held at once; a few lines' worth serves every real client (an agent's
+calls are kilobytes) and lets a few requests at the line bound run side by side."""
+
+MAX_IN_FLIGHT_CHARS = IN_FLIGHT_LINES * MAX_LINE_CHARS
+"""The default bound on the characters of the requests read and not answered (see
+:data:`IN_FLIGHT_LINES`); a single request longer than what is left of it waits until the
+ones in flight are answered (one alone always runs)."""
+
+LIMIT_RANGES: dict[str, tuple[int | float, int | float]] = {
+    "line_chars": (1024, 2**30),
+    "write_deadline_s": (1.0, 86_400.0),
+    "max_in_flight": (1, 65_536),
+    "max_in_flight_chars": (1024, 2**36),
+}
+"""Each wire limit's accepted range (``build_server``'s keywords, ``treehop mcp``'s options).
+Why these ends: below 1,024 characters a client's own ``initialize`` (a few hundred
+characters with its capabilities) may not fit a line; a deadline under a second can pass on a
+loaded machine with the client reading (each write is handed to a thread), and one over a day
+is no deadline; one request in flight at a time is the least that serves. The upper ends only
+refuse typos (a bound in the tens of gigabytes holds nothing back)."""
+
+
+class WireLimits(NamedTuple):
+    """The stdio server's limits, checked (:func:`wire_limits`)."""
+
+    line_chars: int
+    write_deadline_s: float
+    max_in_flight: int
+    max_in_flight_chars: int
+
+
+def wire_limits(
+    *,
+    line_chars: object = MAX_LINE_CHARS,
+    write_deadline_s: object = WRITE_DEADLINE_S,
+    max_in_flight: object = MAX_IN_FLIGHT,
+    max_in_flight_chars: object = None,
+    names: Mapping[str, str] | None = None,
+) -> WireLimits:
+    """The limits, each checked against :data:`LIMIT_RANGES` (an integer, never a bool, for
+    the counts; a finite number of seconds for the deadline), ``max_in_flight_chars``
+    defaulting to :data:`IN_FLIGHT_LINES` lines and at least one line: else
+    :class:`~treehop.errors.InvalidConfigError` naming the first bad one (as ``names`` spells
+    it: ``treehop mcp`` gives its option names). Why: a bound of 0 refused every line, a
+    negative or NaN deadline ended every session at its first answer, and an in-flight budget
+    under one line could not hold the request the line bound admits; each was taken as given.
+    """
+    from .errors import InvalidConfigError
+    from .validation import integral, real, shown_value
+
+    shown = {**{k: k for k in LIMIT_RANGES}, **(names or {})}
+
+    def count(value: object, key: str) -> int:
+        low, high = LIMIT_RANGES[key]
+        n = integral(value)
+        if n is None or not low <= n <= high:
+            raise InvalidConfigError(
+                f"{shown[key]} must be an integer from {low:,} to {high:,}, got "
+                f"{shown_value(value)}"
+            )
+        return n
+
+    line = count(line_chars, "line_chars")
+    low, high = LIMIT_RANGES["write_deadline_s"]
+    seconds = real(write_deadline_s)
+    if seconds is None or not low <= seconds <= high:  # (False for NaN)
+        raise InvalidConfigError(
+            f"{shown['write_deadline_s']} must be a number of seconds from {low:g} to "
+            f"{high:,g}, got {shown_value(write_deadline_s)}"
+        )
+    flight = count(max_in_flight, "max_in_flight")
+    if max_in_flight_chars is None:
+        chars = IN_FLIGHT_LINES * line
+    else:
+        chars = count(max_in_flight_chars, "max_in_flight_chars")
+        if chars < line:
+            raise InvalidConfigError(
+                f"{shown['max_in_flight_chars']} ({chars:,}) must be at least "
+                f"{shown['line_chars']} ({line:,}): the requests in flight must hold one "
+                "request of the longest line read"
+            )
+    return WireLimits(line, float(seconds), flight, chars)
 
 
 class TooLong(NamedTuple):
@@ -240,19 +340,37 @@ class _Blocking:
             self._jobs.put(None)
             self._thread = None
 
-    async def call(self, fn: Callable[..., Any], *args: Any) -> Any:
-        """``fn(*args)`` on the thread; its result, or its exception raised here."""
+    def submit(self, fn: Callable[..., Any], *args: Any) -> _Job:
+        """``fn(*args)`` queued for the thread: its :class:`_Job`, whose ``done`` is set once
+        it has run (:meth:`_Job.outcome` then has its result)."""
         import anyio
         import anyio.lowlevel
 
         if self._thread is None:
             self._thread = threading.Thread(target=self._run, name=self._name, daemon=True)
             self._thread.start()
-        done = anyio.Event()
-        box: list[tuple[bool, Any]] = []
-        self._jobs.put((fn, args, anyio.lowlevel.current_token(), done, box))
-        await done.wait()
-        ok, value = box[0]
+        job = _Job(anyio.Event(), [])
+        self._jobs.put((fn, args, anyio.lowlevel.current_token(), job.done, job.box))
+        return job
+
+    async def call(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """``fn(*args)`` on the thread; its result, or its exception raised here."""
+        job = self.submit(fn, *args)
+        await job.done.wait()
+        return job.outcome()
+
+
+class _Job(NamedTuple):
+    """One call handed to a :class:`_Blocking` thread."""
+
+    done: Any
+    """An ``anyio.Event``, set once the call has run."""
+    box: list[tuple[bool, Any]]
+    """``(True, result)`` or ``(False, exception)`` once it has run."""
+
+    def outcome(self) -> Any:
+        """The call's result, or its exception raised here."""
+        ok, value = self.box[0]
         if not ok:
             raise value
         return value
@@ -263,7 +381,12 @@ class WireLines:
     ``read`` on a daemon thread: what ``stdio_server`` takes as its ``stdin`` (an async
     iterable of lines). Bytes are decoded as the SDK decodes them: UTF-8, invalid bytes
     replaced, ``"\\r\\n"`` and ``"\\r"`` read as ``"\\n"`` (``TextIOWrapper``'s universal
-    newlines, the same decoder)."""
+    newlines, the same decoder).
+
+    Cancel-safe: a ``__anext__`` cancelled while a read is under way loses nothing (the read
+    goes on, and the next ``__anext__`` takes its chunk). Why (helper leftovers67b): the MCP
+    server's gate races a read against an answer freeing room (``mcp_server._LineGate``);
+    an abandoned read's chunk would have been lines the client sent and nobody served."""
 
     def __init__(self, read: Callable[[int], bytes], *, limit: int = MAX_LINE_CHARS) -> None:
         self._read = read
@@ -275,6 +398,7 @@ class WireLines:
         self._at = 0
         self._ended = False
         self._thread = _Blocking("treehop mcp stdin")
+        self._reading: _Job | None = None
 
     def close(self) -> None:
         """Let the reading thread end (see :meth:`_Blocking.close`)."""
@@ -287,7 +411,11 @@ class WireLines:
         while self._at >= len(self._ready):
             if self._ended:
                 raise StopAsyncIteration
-            chunk = await self._thread.call(self._read, READ_CHUNK_BYTES)
+            if self._reading is None:
+                self._reading = self._thread.submit(self._read, READ_CHUNK_BYTES)
+            await self._reading.done.wait()  # (cancelled here, the read stays for next time)
+            job, self._reading = self._reading, None
+            chunk = job.outcome()
             if chunk:
                 self._ready = self._lines.feed(self._decoder.decode(chunk))
             else:

@@ -38,7 +38,19 @@ from typing import TYPE_CHECKING, Annotated, Any, NamedTuple, TypeVar
 
 from pydantic import Field
 
-from ._mcp_wire import MAX_LINE_CHARS, WRITE_DEADLINE_S, ClientStuck, TooLong, head_id, wire
+from ._mcp_wire import (
+    MAX_IN_FLIGHT as MAX_IN_FLIGHT,  # (re-exported: it was defined here until leftovers67b)
+)
+from ._mcp_wire import (
+    MAX_IN_FLIGHT_CHARS,
+    MAX_LINE_CHARS,
+    WRITE_DEADLINE_S,
+    ClientStuck,
+    TooLong,
+    head_id,
+    wire,
+    wire_limits,
+)
 from .context_assembly import TIERS
 from .errors import SEARCH_SESSION_HINT, NotFoundError, SessionNotFoundError, TreehopError
 from .integration_kit import acheck_filter_fields
@@ -430,6 +442,8 @@ class _Screened(NamedTuple):
     """The id of a request passed on (its answer is awaited before the server exits)."""
     cancelled: str | int | None = None
     """The id a ``notifications/cancelled`` names (never answered: nothing to await)."""
+    method: str | None = None
+    """A request's method (a cancel read while requests wait drops them, but ``initialize``)."""
 
 
 def _refusal(line: str) -> Any:
@@ -507,11 +521,11 @@ def _screen(line: str) -> _Screened:
         pass
     else:
         if not _ANSWER_KEY.search(line):
-            return _Screened(None, line, request_id=request.id)
+            return _Screened(None, line, request_id=request.id, method=request.method)
         # (a request's fields beside a "result" or an "error": the SDK's union may read it
         # as a response, never answered; the union decides, as the SDK's reader does)
         if isinstance(jsonrpc_message_adapter.validate_json(line, by_name=False), JSONRPCRequest):
-            return _Screened(None, line, request_id=request.id)
+            return _Screened(None, line, request_id=request.id, method=request.method)
         return _Screened(None, line)
     cancelled = None
     try:
@@ -539,7 +553,8 @@ def _screen(line: str) -> _Screened:
         if not sdk_refused and isinstance(sent["id"], float):
             whole = _whole_id_line(sent)
             if whole is not None:
-                return _Screened(None, whole, request_id=request_id)
+                method = sent["method"] if isinstance(sent["method"], str) else None
+                return _Screened(None, whole, request_id=request_id, method=method)
     if unicode_note and _SURROGATE.search(_text_of(sent)):
         why = "a string in it is no Unicode text (an unpaired surrogate escape)"
     elif unicode_note:
@@ -581,20 +596,6 @@ of 2,000 pings' answers; a request still running after this long is cancelled as
 bound, so that a hung call cannot keep the process alive)."""
 
 
-MAX_IN_FLIGHT = 256
-"""How many requests the stdio server runs at once: while this many it has read are not
-answered yet, it reads no more of stdin (the client's further lines wait in the pipe, and its
-writes block once the pipe is full). Why: the SDK starts a task for every request it reads
-and keeps reading while the answers wait, so a client that wrote requests without end and
-read no answer grew the server by every request (350 MB in 10 s of pings), and the work of
-reading starved the writer: the write deadline (:data:`~treehop._mcp_wire.WRITE_DEADLINE_S`)
-fired only once the stdout pipe was full, 4 s to over 120 s in (helper leftovers66d). Bounded,
-the reading stops, the pipe fills and the deadline ends the session on time. 256 is far above
-what an agent keeps in flight (a few calls), and a request line is at most
-:data:`~treehop._mcp_wire.MAX_LINE_CHARS`. Safe because no treehop tool sends a request to the
-client (sampling, elicitation, roots): a request in flight never waits on a line unread."""
-
-
 def _id_key(request_id: str | int) -> str | int:
     """``request_id`` as the SDK correlates it (``"7"`` and ``7`` are one id: its
     ``coerce_request_id``), so that a ``notifications/cancelled`` naming ``"7"``, which
@@ -604,18 +605,42 @@ def _id_key(request_id: str | int) -> str | int:
     return coerce_request_id(request_id)
 
 
+class _End:
+    """The end of stdin, as :meth:`_LineGate._read` hands it on."""
+
+
+_END = _End()
+
+
 class _LineGate:
     """The stdio server's stdin lines, each one the server cannot serve answered here
     (:func:`_screen`) instead of being passed on: what the SDK's ``stdio_server`` reads as
     its ``stdin`` (it takes any async iterable of lines). Answers go on the transport's write
     stream, given by :meth:`answer_on` once the transport is open.
 
-    It also keeps the ids of the requests passed on and not yet answered (the write stream
-    :meth:`answer_on` hands back sees each answer go out; a ``notifications/cancelled`` drops
-    its id, as the SDK never answers a cancelled request): at the end of stdin it waits up to
-    ``grace_s`` (:data:`EOF_GRACE_S`) for them before it ends the lines, which is when the SDK
-    cancels what is still running. While ``max_in_flight`` (:data:`MAX_IN_FLIGHT`) are awaited
-    it reads no further line (backpressure: the requests read and not answered are bounded)."""
+    It also keeps the ids and sizes of the requests passed on and not yet answered (the
+    write stream :meth:`answer_on` hands back sees each answer go out; a
+    ``notifications/cancelled`` drops its id, as the SDK never answers a cancelled request):
+    at the end of stdin it waits up to ``grace_s`` (:data:`EOF_GRACE_S`) for them before it
+    ends the lines, which is when the SDK cancels what is still running.
+
+    Backpressure: a request is passed on only while fewer than ``max_in_flight``
+    (:data:`MAX_IN_FLIGHT`) are awaited and its characters fit, with theirs, in
+    ``max_chars`` (:data:`~treehop._mcp_wire.MAX_IN_FLIGHT_CHARS`; one request alone always
+    runs). Past either, lines read wait here in order (a *waiting room* of at most
+    ``max_in_flight`` lines and about ``waiting_chars`` characters, the line bound), and once
+    that is full stdin is read no further: the client's next lines wait in its pipe.
+
+    A ``notifications/cancelled`` read while lines wait is passed on at once, ahead of them,
+    and a waiting request it names is dropped unanswered (MCP: the receiver "SHOULD stop
+    processing the cancelled request ... not send a response"; the SDK, given the cancel
+    first, would have run it). Why (helper leftovers67b): with the gate closed at the limit,
+    a cancel waited behind every request in flight, so a client could not stop the calls that
+    held the limit. While requests wait, stdin is read racing the answers (a read abandoned
+    for a freed place is taken up by the next one: the source must be cancel-safe, as
+    :class:`~treehop._mcp_wire.WireLines` is), so both a cancel and a freed place are seen at
+    once. Other lines keep their order; below the limits every line is read and passed on
+    one at a time, as before."""
 
     def __init__(
         self,
@@ -623,6 +648,8 @@ class _LineGate:
         *,
         grace_s: float = EOF_GRACE_S,
         max_in_flight: int = MAX_IN_FLIGHT,
+        max_chars: int = MAX_IN_FLIGHT_CHARS,
+        waiting_chars: int = MAX_LINE_CHARS,
     ) -> None:
         import anyio
 
@@ -630,13 +657,19 @@ class _LineGate:
         self._write: Any = None
         self._ready = anyio.Event()
         self._grace_s = grace_s
-        self._pending: collections.Counter[str | int] = collections.Counter()
+        self._grace_ends: float | None = None
+        self._pending: dict[str | int, collections.deque[int]] = {}
         self._count = 0
+        self._chars = 0
         self._idle = anyio.Event()
         self._idle.set()
         self._max_in_flight = max(1, max_in_flight)
-        self._room = anyio.Event()
-        self._room.set()
+        self._max_chars = max(1, max_chars)
+        self._waiting: collections.deque[_Screened] = collections.deque()
+        self._waiting_chars = 0
+        self._waiting_room = max(1, waiting_chars)
+        self._ended = False
+        self._freed = anyio.Event()
 
     def answer_on(self, write: Any) -> _AnswerWatch:
         """Answer refused lines on ``write``; the stream to give the server instead of it."""
@@ -649,57 +682,165 @@ class _LineGate:
         """How many requests passed on are not answered yet."""
         return self._count
 
+    @property
+    def in_flight_chars(self) -> int:
+        """Their lines' characters."""
+        return self._chars
+
+    @property
+    def waiting(self) -> int:
+        """How many lines read wait to be passed on (the limits are reached)."""
+        return len(self._waiting)
+
     def answered(self, request_id: str | int) -> None:
         """``request_id``'s answer went out (or it was cancelled): no longer awaited."""
+        import anyio
+
         key = _id_key(request_id)
-        if key not in self._pending:
+        sizes = self._pending.get(key)
+        if not sizes:
             return  # (a cancel after the answer, or an answer to no request read here)
         self._count -= 1
-        if self._pending[key] > 1:
-            self._pending[key] -= 1
-        else:
+        self._chars -= sizes.popleft()
+        if not sizes:
             del self._pending[key]
             if not self._pending:
                 self._idle.set()
-        if self._count < self._max_in_flight:
-            self._room.set()
+        self._freed.set()  # (wakes a wait for room; the next wait takes a new event)
+        self._freed = anyio.Event()
 
-    def _passed_on(self, request_id: str | int) -> None:
+    def _fits(self, screened: _Screened) -> bool:
+        """Whether ``screened`` may be passed on now (a line that is no request always
+        may: only requests are awaited)."""
+        if screened.request_id is None:
+            return True
+        if self._count >= self._max_in_flight:
+            return False
+        return self._count == 0 or self._chars + len(screened.line) <= self._max_chars
+
+    def _pass_on(self, screened: _Screened) -> str:
+        """``screened``'s line, counted in flight (a request) or its cancel applied."""
         import anyio
 
-        if not self._pending:
-            self._idle = anyio.Event()
-        self._pending[_id_key(request_id)] += 1
-        self._count += 1
-        if self._count >= self._max_in_flight:
-            self._room = anyio.Event()
+        if screened.cancelled is not None:
+            self.answered(screened.cancelled)
+        if screened.request_id is not None:
+            if not self._pending:
+                self._idle = anyio.Event()
+            self._pending.setdefault(_id_key(screened.request_id), collections.deque()).append(
+                len(screened.line)
+            )
+            self._count += 1
+            self._chars += len(screened.line)
+        return screened.line
+
+    def _wait(self, screened: _Screened) -> None:
+        self._waiting.append(screened)
+        self._waiting_chars += len(screened.line)
+
+    def _next_waiting(self) -> _Screened:
+        screened = self._waiting.popleft()
+        self._waiting_chars -= len(screened.line)
+        return screened
+
+    def _drop_waiting(self, cancelled: str | int) -> None:
+        """Drop the waiting requests ``cancelled`` names (never an ``initialize``: MCP says
+        a client must not cancel it, and the SDK runs it whole)."""
+        key = _id_key(cancelled)
+        kept: collections.deque[_Screened] = collections.deque()
+        for screened in self._waiting:
+            if (
+                screened.request_id is not None
+                and screened.method != "initialize"
+                and _id_key(screened.request_id) == key
+            ):
+                self._waiting_chars -= len(screened.line)
+            else:
+                kept.append(screened)
+        self._waiting = kept
+
+    def _room_full(self) -> bool:
+        return (
+            len(self._waiting) >= self._max_in_flight or self._waiting_chars >= self._waiting_room
+        )
+
+    async def _read(self) -> str | TooLong | _End:
+        try:
+            return await self._lines.__anext__()
+        except StopAsyncIteration:
+            return _END
+
+    async def _read_or_freed(self) -> str | TooLong | _End | None:
+        """The next line, or ``None`` when an answer frees a place first (the read then
+        goes on in the source, for the next call: it must be cancel-safe)."""
+        import anyio
+
+        got: list[str | TooLong | _End] = []
+        freed = self._freed
+
+        async def read() -> None:
+            got.append(await self._read())
+            tg.cancel_scope.cancel()
+
+        async def room() -> None:
+            await freed.wait()
+            tg.cancel_scope.cancel()
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(read)
+            tg.start_soon(room)
+        return got[0] if got else None
+
+    async def _after_end(self) -> None:
+        """Stdin has ended: wait for a freed place (requests wait) or for every answer,
+        within ``grace_s`` of the end; past it, raise ``StopAsyncIteration``."""
+        import anyio
+
+        if self._grace_ends is None:
+            self._grace_ends = anyio.current_time() + self._grace_s
+        with anyio.move_on_after(self._grace_ends - anyio.current_time()):
+            if self._waiting:
+                await self._freed.wait()
+                return
+            if self._pending:
+                await self._idle.wait()
+        raise StopAsyncIteration
 
     def __aiter__(self) -> _LineGate:
         return self
 
     async def __anext__(self) -> str:
-        import anyio
         from mcp.shared.message import SessionMessage
 
         while True:
-            while self._count >= self._max_in_flight:  # (no line read until one is answered)
-                await self._room.wait()
-            try:
-                line = await self._lines.__anext__()
-            except StopAsyncIteration:
-                if self._pending:  # (stdin ended: let what runs answer, within the bound)
-                    with anyio.move_on_after(self._grace_s):
-                        await self._idle.wait()
-                raise
+            if self._waiting and self._fits(self._waiting[0]):
+                return self._pass_on(self._next_waiting())
+            if self._ended:
+                await self._after_end()
+                continue
+            held = bool(self._waiting) or self._count >= self._max_in_flight
+            held = held or self._chars >= self._max_chars
+            if held and self._room_full():
+                await self._freed.wait()  # (stdin read no further until one is answered)
+                continue
+            line = await (self._read_or_freed() if held else self._read())
+            if line is None:
+                continue  # (a place was freed: the first waiting line may go)
+            if isinstance(line, _End):
+                self._ended = True
+                continue
             screened = _too_long(line) if isinstance(line, TooLong) else _screen(line)
-            if screened.answer is None:
-                if screened.cancelled is not None:
-                    self.answered(screened.cancelled)
-                if screened.request_id is not None:
-                    self._passed_on(screened.request_id)
-                return screened.line
-            await self._ready.wait()
-            await self._write.send(SessionMessage(screened.answer))
+            if screened.answer is not None:
+                await self._ready.wait()
+                await self._write.send(SessionMessage(screened.answer))
+                continue
+            if screened.cancelled is not None and self._waiting:
+                self._drop_waiting(screened.cancelled)
+                return self._pass_on(screened)  # (ahead of the waiting lines)
+            if self._waiting or not self._fits(screened):
+                self._wait(screened)
+                continue
+            return self._pass_on(screened)
 
 
 class _AnswerWatch:
@@ -763,13 +904,25 @@ def build_server(
     read_only: bool = False,
     line_chars: int = MAX_LINE_CHARS,
     write_deadline_s: float = WRITE_DEADLINE_S,
+    max_in_flight: int = MAX_IN_FLIGHT,
+    max_in_flight_chars: int | None = None,
 ) -> MCPServer:
     """An ``MCPServer`` whose tools call ``client`` (run it with ``.run("stdio")``).
 
     Over stdio, a stdin line longer than ``line_chars`` is answered with an Invalid Request
-    and dropped unread, and a message the client has not read within ``write_deadline_s``
-    ends the session (:mod:`treehop._mcp_wire`: memory bounded, and no hang, whatever the
-    client does)."""
+    and dropped unread, a message the client has not read within ``write_deadline_s``
+    ends the session, and while ``max_in_flight`` requests, or ``max_in_flight_chars``
+    characters of them (default :data:`~treehop._mcp_wire.IN_FLIGHT_LINES` times
+    ``line_chars``), are not answered no further request is run and stdin is read only to
+    let a cancellation through (:mod:`treehop._mcp_wire`, :class:`_LineGate`: memory
+    bounded, and no hang, whatever the client does). Each limit is checked first
+    (:func:`~treehop._mcp_wire.wire_limits`: ``InvalidConfigError`` naming it)."""
+    limits = wire_limits(
+        line_chars=line_chars,
+        write_deadline_s=write_deadline_s,
+        max_in_flight=max_in_flight,
+        max_in_flight_chars=max_in_flight_chars,
+    )
     try:
         from mcp.server.mcpserver import MCPServer
         from mcp.server.mcpserver.exceptions import ToolError
@@ -1061,8 +1214,16 @@ def build_server(
             if lowlevel is None:  # pragma: no cover - another SDK's layout
                 await super().run_stdio_async()
                 return
-            with wire(limit=line_chars, deadline_s=write_deadline_s) as (stdin, stdout):
-                gate = _LineGate(stdin)
+            with wire(limit=limits.line_chars, deadline_s=limits.write_deadline_s) as (
+                stdin,
+                stdout,
+            ):
+                gate = _LineGate(
+                    stdin,
+                    max_in_flight=limits.max_in_flight,
+                    max_chars=limits.max_in_flight_chars,
+                    waiting_chars=limits.line_chars,
+                )
                 try:
                     async with stdio_server(stdin=gate, stdout=stdout) as (read, write):  # type: ignore[arg-type]
                         watched = gate.answer_on(write)

@@ -28,11 +28,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from .. import __version__
+from .. import _mcp_wire as mcp_wire
 from .. import tags as tagmod
 from .. import uri as urimod
 from ..errors import (
     SEARCH_SESSION_HINT,
     IngestError,
+    InvalidConfigError,
     InvalidFilterError,
     InvalidQueryError,
     InvalidTagError,
@@ -820,6 +822,7 @@ def cmd_mcp(ctx: _Ctx) -> int:
             ExitCode.ERROR,
             "pip install -e '.[mcp]' in a treehop clone",
         ) from exc
+    limits = _mcp_limits(ctx.args)  # (checked before the index is opened or created)
     new = not (ctx.index / "CURRENT").is_file()
     client = ctx.open(create=not ctx.args.read_only, read_only=ctx.args.read_only)
     if new:
@@ -831,10 +834,35 @@ def cmd_mcp(ctx: _Ctx) -> int:
             file=ctx.err,
         )
     try:
-        build_server(client.aio, read_only=ctx.args.read_only).run("stdio")
+        build_server(client.aio, read_only=ctx.args.read_only, **limits._asdict()).run("stdio")
     finally:
         client.close()
     return ExitCode.OK
+
+
+MCP_LIMIT_OPTIONS = {
+    "line_chars": "--max-line-chars",
+    "write_deadline_s": "--write-deadline",
+    "max_in_flight": "--max-in-flight",
+    "max_in_flight_chars": "--max-in-flight-chars",
+}
+"""``treehop mcp``'s option for each of ``build_server``'s wire limits."""
+
+
+def _mcp_limits(args: argparse.Namespace) -> mcp_wire.WireLimits:
+    """The server's limits from ``treehop mcp``'s options (those not given: the defaults),
+    checked together (:func:`treehop._mcp_wire.wire_limits`, one check for the CLI and the
+    Python API); a bad one is a usage error naming its option."""
+    given = {key: getattr(args, key) for key in MCP_LIMIT_OPTIONS}
+    try:
+        return mcp_wire.wire_limits(
+            **{key: value for key, value in given.items() if value is not None},
+            names=MCP_LIMIT_OPTIONS,
+        )
+    except InvalidConfigError as exc:
+        raise CliError(
+            str(exc), ExitCode.USAGE, "treehop mcp --help gives each limit's default and range"
+        ) from None
 
 
 def _skip_suffixes(value: str | None) -> frozenset[str] | None:
@@ -880,6 +908,22 @@ def _positive_int(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
     return value
+
+
+def _integer(text: str) -> int:
+    """An option's integer, its range checked where it is used."""
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {_shown_arg(text)}") from None
+
+
+def _number(text: str) -> float:
+    """An option's number (``nan`` / ``inf`` read as such: its range check refuses them)."""
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {_shown_arg(text)}") from None
 
 
 def _checked_float(check: str, rule: str) -> Callable[[str], float]:
@@ -1160,6 +1204,44 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = add("mcp", "serve the index to MCP clients over stdio (needs the 'mcp' extra)")
     p.add_argument("--read-only", action="store_true", help="leave out the add_memory tool")
+    ranges = mcp_wire.LIMIT_RANGES
+    p.add_argument(
+        "--max-line-chars",
+        dest="line_chars",
+        type=_integer,
+        metavar="N",
+        help="the longest stdin line (one message) read, in characters; a longer one is "
+        f"answered -32600 and dropped unread (default {mcp_wire.MAX_LINE_CHARS:,}; "
+        f"{ranges['line_chars'][0]:,} to {ranges['line_chars'][1]:,})",
+    )
+    p.add_argument(
+        "--write-deadline",
+        dest="write_deadline_s",
+        type=_number,
+        metavar="SECONDS",
+        help="end the session when an answer has waited this long for the client to read "
+        f"it: a client that stopped reading stdout (default {mcp_wire.WRITE_DEADLINE_S:g}; "
+        f"{ranges['write_deadline_s'][0]:g} to {ranges['write_deadline_s'][1]:,g})",
+    )
+    p.add_argument(
+        "--max-in-flight",
+        dest="max_in_flight",
+        type=_integer,
+        metavar="N",
+        help="run at most N requests at once; past it stdin is read only to let a "
+        f"cancellation through (default {mcp_wire.MAX_IN_FLIGHT}; "
+        f"{ranges['max_in_flight'][0]} to {ranges['max_in_flight'][1]:,})",
+    )
+    p.add_argument(
+        "--max-in-flight-chars",
+        dest="max_in_flight_chars",
+        type=_integer,
+        metavar="N",
+        help="at most N characters of unanswered requests run at once (one request alone "
+        f"always runs) (default {mcp_wire.IN_FLIGHT_LINES} x --max-line-chars: "
+        f"{mcp_wire.MAX_IN_FLIGHT_CHARS:,}; at least --max-line-chars, at most "
+        f"{ranges['max_in_flight_chars'][1]:,})",
+    )
     p.set_defaults(func=cmd_mcp)
 
     sub.add_parser(
