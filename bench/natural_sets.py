@@ -388,6 +388,11 @@ change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py
   Debian package, :func:`fetch_pypi_sdist`): every question deleted (:func:`split_cython_faq`),
   beside the docs' other ``.rst`` pages as markdown (:func:`rst_to_markdown`). Built in stop
   66 and measured once: an untuned check (helper heldout70).
+* ``ansible-faq``: Ansible's FAQ (the PyPI sdist ``ansible`` 2.9.27,
+  ``docs/docsite/rst/reference_appendices/faq.rst``: reStructuredText, ~37 titles, most "How
+  do I ...?"): every question deleted by ``cython-faq``'s rule (:func:`split_cython_faq`),
+  beside the documentation's other ``.rst`` pages as markdown. Built in stop 67 and measured
+  once: an untuned check (helper heldout71).
 * ``xboard-faq``: XBoard and WinBoard's FAQ (Debian ``xboard``, ``FAQ.html``: hand-written
   HTML, ~60 labelled ``<h3>`` questions under four ``<h2>`` groups): every question and the
   contents lists deleted (:func:`split_xboard_faq`), beside the engine protocol page, the
@@ -534,6 +539,7 @@ HELD_OUT_SETS = (
     "zoneminder-faq",
     "xastir-faq",
     "cython-faq",
+    "ansible-faq",
 )
 """Natural-question sets that no screening script reads by default (``--sets`` names them):
 measured once per change as an untuned check of whether a method chosen on the sets above
@@ -13056,6 +13062,80 @@ def cython_faq_set() -> NaturalSet:
     )
 
 
+# --------------------------------------------------------------------------------------
+# A second PyPI sdist's FAQ (Ansible), read by the same reStructuredText rule
+# --------------------------------------------------------------------------------------
+
+ANSIBLE_PROJECT = "ansible"
+ANSIBLE_VERSION = "2.9.27"
+"""The last release of the one-package Ansible whose sdist ships its documentation sources
+(``docs/docsite/rst``); ``ansible-core``'s sdists (2.15.13 checked) ship none. Pinned, so a
+rebuild reads the same text."""
+ANSIBLE_DOC = f"ansible-{ANSIBLE_VERSION}/docs/docsite/rst"
+ANSIBLE_FAQ = "reference_appendices/faq.rst"
+"""Ansible's FAQ as its developers keep it (reStructuredText): a title "Frequently Asked
+Questions" under ``=``, ~37 titles under ``+`` (most "How do I ...?", a group "Common
+Platform Issues" with its own text over titles under ``-``: one question, four "Running on
+X" topics), each behind an internal target (``.. _set_environment:``). Which title asks is
+decided by :func:`split_cython_faq`'s rule, taken as written for Cython's FAQ and not
+chosen again for this page."""
+ANSIBLE_MAX_PAGE_CHARS = 150_000
+"""A converted page over this stays out and is named (the value the other sets use, not
+chosen for this set)."""
+
+
+def ansible_faq_set() -> NaturalSet:
+    """Ansible's FAQ as its sdist ships it (PyPI ``ansible`` :data:`ANSIBLE_VERSION`,
+    ``docs/docsite/rst/reference_appendices/faq.rst``: "How do I access a group variable?",
+    "How do I keep secret data in my playbook?") with every question deleted by Cython's
+    rule (:func:`split_cython_faq`: a heading below the title that ends with "?" and has text
+    of its own, outside an open question), beside every other reStructuredText page of the
+    documentation (each through :func:`rst_to_markdown`, up to
+    :data:`ANSIBLE_MAX_PAGE_CHARS`; the ``.txt`` snippets the pages include, images,
+    ``conf.py`` and the theme out). The second set read from a PyPI sdist
+    (:func:`fetch_pypi_sdist`, offline first), built as ``cython-faq`` was so that the two
+    measure the same method on a second corpus. Ids are the questions' slugs
+    (``ansible-faq:how-do-i-access-a-group-variable``); entries whose answer is under
+    :data:`MIN_ANSWER_WORDS` words are left out and named. Built in stop 67 and measured
+    once, with no change to the retriever: an untuned check (helper heldout71)."""
+    root = fetch_pypi_sdist(ANSIBLE_PROJECT, ANSIBLE_VERSION)
+    doc = root / ANSIBLE_DOC
+    faq_path = doc / ANSIBLE_FAQ
+    if not faq_path.is_file():
+        raise FileNotFoundError(f"no {ANSIBLE_FAQ} under {doc}")
+    text, qa = split_cython_faq(faq_path.read_text(encoding="utf-8"))
+    faq_rel = ANSIBLE_FAQ.removesuffix(".rst") + ".md"
+    files = {faq_rel: text}
+    asked = _faq_questions("ansible-faq", qa, faq_rel)
+    too_long: list[str] = []
+    for path in sorted(doc.rglob("*.rst")):
+        rel = path.relative_to(doc).as_posix()
+        if rel == ANSIBLE_FAQ or rel.startswith("_"):
+            continue
+        page = rst_to_markdown(path.read_text(encoding="utf-8", errors="replace"))
+        if len(page) > ANSIBLE_MAX_PAGE_CHARS:
+            too_long.append(rel)
+            continue
+        files[rel.removesuffix(".rst") + ".md"] = page
+    return _judged_package_set(
+        "ansible-faq",
+        root,
+        files,
+        asked,
+        lambda version, unjudged: (
+            f"Ansible FAQ from the PyPI sdist ansible {version} (docs/docsite/rst/"
+            f"{ANSIBLE_FAQ}, reStructuredText, {len(qa)} questions deleted by cython-faq's "
+            "rule: a heading below the title asks when it ends with '?' and has its own "
+            "text, outside an open question; group and topic titles kept) + the docs' other "
+            f".rst pages as markdown ({len(files) - 1} files; the included .txt snippets out; "
+            f"left out, over {ANSIBLE_MAX_PAGE_CHARS} chars: {', '.join(too_long) or 'none'}); "
+            "answer = the text under a question up to the next heading of its level or "
+            f"higher; left out, answer under {MIN_ANSWER_WORDS} words: "
+            f"{' | '.join(unjudged) or 'none'}"
+        ),
+    )
+
+
 BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "django-faq": lambda emb: django_faq_set(),
     "gitfaq": lambda emb: gitfaq_set(),
@@ -13139,6 +13219,7 @@ BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "zoneminder-faq": lambda emb: zoneminder_faq_set(),
     "xastir-faq": lambda emb: xastir_faq_set(),
     "cython-faq": lambda emb: cython_faq_set(),
+    "ansible-faq": lambda emb: ansible_faq_set(),
     "cranfield": cranfield_set,
     "pytest-derived": lambda emb: pytest_derived_set(),
 }
