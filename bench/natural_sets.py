@@ -13013,6 +13013,37 @@ def split_cython_faq(rst: str) -> tuple[str, list[tuple[str, str, str]]]:
     return _joined_parts(parts), qa
 
 
+def _rst_docs_faq(
+    name: str, doc: Path, faq: str, skip: Sequence[str], skip_under: tuple[str, ...], limit: int
+) -> tuple[dict[str, str], list[NaturalQuestion], list[tuple[str, str, str]], list[str]]:
+    """An sdist's documentation sources (``doc``) read as a set's corpus: the FAQ page
+    ``faq`` split by :func:`split_cython_faq` (its questions deleted, as ``<faq>.md``), and
+    every other ``*.rst`` under ``doc`` through :func:`rst_to_markdown`, but the pages
+    ``skip``, those under a prefix of ``skip_under`` and those over ``limit`` characters once
+    converted. Returns (files, the questions as :func:`_faq_questions` gives them, the
+    splitter's ``[(id, question, answer)]``, the pages left out as too long). One walk, so
+    that every reStructuredText set reads its tree the same way. Raises
+    ``FileNotFoundError`` without the FAQ page."""
+    faq_path = doc / faq
+    if not faq_path.is_file():
+        raise FileNotFoundError(f"no {faq} under {doc}")
+    text, qa = split_cython_faq(faq_path.read_text(encoding="utf-8"))
+    faq_rel = faq.removesuffix(".rst") + ".md"
+    files = {faq_rel: text}
+    left = {faq, *skip}
+    too_long: list[str] = []
+    for path in sorted(doc.rglob("*.rst")):
+        rel = path.relative_to(doc).as_posix()
+        if rel in left or rel.startswith(skip_under):
+            continue
+        page = rst_to_markdown(path.read_text(encoding="utf-8", errors="replace"))
+        if len(page) > limit:
+            too_long.append(rel)
+            continue
+        files[rel.removesuffix(".rst") + ".md"] = page
+    return files, _faq_questions(name, qa, faq_rel), qa, too_long
+
+
 def cython_faq_set() -> NaturalSet:
     """Cython's FAQ as its sdist ships it (PyPI ``cython`` :data:`CYTHON_VERSION`,
     ``docs/src/userguide/faq.rst``: ~40 questions, "How do I pickle cdef classes?", "Is
@@ -13025,25 +13056,14 @@ def cython_faq_set() -> NaturalSet:
     :data:`MIN_ANSWER_WORDS` words are left out and named. Built in stop 66 and measured
     once, with no change to the retriever: an untuned check (helper heldout70)."""
     root = fetch_pypi_sdist(CYTHON_PROJECT, CYTHON_VERSION)
-    doc = root / CYTHON_DOC
-    faq_path = doc / CYTHON_FAQ
-    if not faq_path.is_file():
-        raise FileNotFoundError(f"no {CYTHON_FAQ} under {doc}")
-    text, qa = split_cython_faq(faq_path.read_text(encoding="utf-8"))
-    faq_rel = CYTHON_FAQ.removesuffix(".rst") + ".md"
-    files = {faq_rel: text}
-    asked = _faq_questions("cython-faq", qa, faq_rel)
-    skip = {CYTHON_FAQ, *CYTHON_SKIP}
-    too_long: list[str] = []
-    for path in sorted(doc.rglob("*.rst")):
-        rel = path.relative_to(doc).as_posix()
-        if rel in skip or rel.startswith(("examples/", "_")):
-            continue
-        page = rst_to_markdown(path.read_text(encoding="utf-8", errors="replace"))
-        if len(page) > CYTHON_MAX_PAGE_CHARS:
-            too_long.append(rel)
-            continue
-        files[rel.removesuffix(".rst") + ".md"] = page
+    files, asked, qa, too_long = _rst_docs_faq(
+        "cython-faq",
+        root / CYTHON_DOC,
+        CYTHON_FAQ,
+        CYTHON_SKIP,
+        ("examples/", "_"),
+        CYTHON_MAX_PAGE_CHARS,
+    )
     return _judged_package_set(
         "cython-faq",
         root,
@@ -13099,24 +13119,9 @@ def ansible_faq_set() -> NaturalSet:
     :data:`MIN_ANSWER_WORDS` words are left out and named. Built in stop 67 and measured
     once, with no change to the retriever: an untuned check (helper heldout71)."""
     root = fetch_pypi_sdist(ANSIBLE_PROJECT, ANSIBLE_VERSION)
-    doc = root / ANSIBLE_DOC
-    faq_path = doc / ANSIBLE_FAQ
-    if not faq_path.is_file():
-        raise FileNotFoundError(f"no {ANSIBLE_FAQ} under {doc}")
-    text, qa = split_cython_faq(faq_path.read_text(encoding="utf-8"))
-    faq_rel = ANSIBLE_FAQ.removesuffix(".rst") + ".md"
-    files = {faq_rel: text}
-    asked = _faq_questions("ansible-faq", qa, faq_rel)
-    too_long: list[str] = []
-    for path in sorted(doc.rglob("*.rst")):
-        rel = path.relative_to(doc).as_posix()
-        if rel == ANSIBLE_FAQ or rel.startswith("_"):
-            continue
-        page = rst_to_markdown(path.read_text(encoding="utf-8", errors="replace"))
-        if len(page) > ANSIBLE_MAX_PAGE_CHARS:
-            too_long.append(rel)
-            continue
-        files[rel.removesuffix(".rst") + ".md"] = page
+    files, asked, qa, too_long = _rst_docs_faq(
+        "ansible-faq", root / ANSIBLE_DOC, ANSIBLE_FAQ, (), ("_",), ANSIBLE_MAX_PAGE_CHARS
+    )
     return _judged_package_set(
         "ansible-faq",
         root,
