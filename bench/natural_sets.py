@@ -388,6 +388,11 @@ change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py
   Debian package, :func:`fetch_pypi_sdist`): every question deleted (:func:`split_cython_faq`),
   beside the docs' other ``.rst`` pages as markdown (:func:`rst_to_markdown`). Built in stop
   66 and measured once: an untuned check (helper heldout70).
+* ``ansible-faq``: Ansible's FAQ (the PyPI sdist ``ansible`` 2.9.27,
+  ``docs/docsite/rst/reference_appendices/faq.rst``: reStructuredText, ~37 titles, most "How
+  do I ...?"): every question deleted by ``cython-faq``'s rule (:func:`split_cython_faq`),
+  beside the documentation's other ``.rst`` pages as markdown. Built in stop 67 and measured
+  once: an untuned check (helper heldout71).
 * ``falcon-faq``: the Falcon web framework's FAQ (the PyPI sdist ``falcon`` 4.4.0,
   ``docs/user/faq.rst``: reStructuredText, ~49 entries under seven group titles): every
   question deleted by the cython-faq rule (:func:`split_cython_faq`, unchanged), beside the
@@ -539,6 +544,7 @@ HELD_OUT_SETS = (
     "zoneminder-faq",
     "xastir-faq",
     "cython-faq",
+    "ansible-faq",
     "falcon-faq",
 )
 """Natural-question sets that no screening script reads by default (``--sets`` names them):
@@ -13013,6 +13019,37 @@ def split_cython_faq(rst: str) -> tuple[str, list[tuple[str, str, str]]]:
     return _joined_parts(parts), qa
 
 
+def _rst_docs_faq(
+    name: str, doc: Path, faq: str, skip: Sequence[str], skip_under: tuple[str, ...], limit: int
+) -> tuple[dict[str, str], list[NaturalQuestion], list[tuple[str, str, str]], list[str]]:
+    """An sdist's documentation sources (``doc``) read as a set's corpus: the FAQ page
+    ``faq`` split by :func:`split_cython_faq` (its questions deleted, as ``<faq>.md``), and
+    every other ``*.rst`` under ``doc`` through :func:`rst_to_markdown`, but the pages
+    ``skip``, those under a prefix of ``skip_under`` and those over ``limit`` characters once
+    converted. Returns (files, the questions as :func:`_faq_questions` gives them, the
+    splitter's ``[(id, question, answer)]``, the pages left out as too long). One walk, so
+    that every reStructuredText set reads its tree the same way. Raises
+    ``FileNotFoundError`` without the FAQ page."""
+    faq_path = doc / faq
+    if not faq_path.is_file():
+        raise FileNotFoundError(f"no {faq} under {doc}")
+    text, qa = split_cython_faq(faq_path.read_text(encoding="utf-8"))
+    faq_rel = faq.removesuffix(".rst") + ".md"
+    files = {faq_rel: text}
+    left = {faq, *skip}
+    too_long: list[str] = []
+    for path in sorted(doc.rglob("*.rst")):
+        rel = path.relative_to(doc).as_posix()
+        if rel in left or rel.startswith(skip_under):
+            continue
+        page = rst_to_markdown(path.read_text(encoding="utf-8", errors="replace"))
+        if len(page) > limit:
+            too_long.append(rel)
+            continue
+        files[rel.removesuffix(".rst") + ".md"] = page
+    return files, _faq_questions(name, qa, faq_rel), qa, too_long
+
+
 def cython_faq_set() -> NaturalSet:
     """Cython's FAQ as its sdist ships it (PyPI ``cython`` :data:`CYTHON_VERSION`,
     ``docs/src/userguide/faq.rst``: ~40 questions, "How do I pickle cdef classes?", "Is
@@ -13025,25 +13062,14 @@ def cython_faq_set() -> NaturalSet:
     :data:`MIN_ANSWER_WORDS` words are left out and named. Built in stop 66 and measured
     once, with no change to the retriever: an untuned check (helper heldout70)."""
     root = fetch_pypi_sdist(CYTHON_PROJECT, CYTHON_VERSION)
-    doc = root / CYTHON_DOC
-    faq_path = doc / CYTHON_FAQ
-    if not faq_path.is_file():
-        raise FileNotFoundError(f"no {CYTHON_FAQ} under {doc}")
-    text, qa = split_cython_faq(faq_path.read_text(encoding="utf-8"))
-    faq_rel = CYTHON_FAQ.removesuffix(".rst") + ".md"
-    files = {faq_rel: text}
-    asked = _faq_questions("cython-faq", qa, faq_rel)
-    skip = {CYTHON_FAQ, *CYTHON_SKIP}
-    too_long: list[str] = []
-    for path in sorted(doc.rglob("*.rst")):
-        rel = path.relative_to(doc).as_posix()
-        if rel in skip or rel.startswith(("examples/", "_")):
-            continue
-        page = rst_to_markdown(path.read_text(encoding="utf-8", errors="replace"))
-        if len(page) > CYTHON_MAX_PAGE_CHARS:
-            too_long.append(rel)
-            continue
-        files[rel.removesuffix(".rst") + ".md"] = page
+    files, asked, qa, too_long = _rst_docs_faq(
+        "cython-faq",
+        root / CYTHON_DOC,
+        CYTHON_FAQ,
+        CYTHON_SKIP,
+        ("examples/", "_"),
+        CYTHON_MAX_PAGE_CHARS,
+    )
     return _judged_package_set(
         "cython-faq",
         root,
@@ -13063,7 +13089,66 @@ def cython_faq_set() -> NaturalSet:
 
 
 # --------------------------------------------------------------------------------------
-# A second PyPI sdist's reStructuredText FAQ, read by the cython-faq rule (Falcon)
+# A second PyPI sdist's FAQ (Ansible), read by the same reStructuredText rule
+# --------------------------------------------------------------------------------------
+
+ANSIBLE_PROJECT = "ansible"
+ANSIBLE_VERSION = "2.9.27"
+"""The last release of the one-package Ansible whose sdist ships its documentation sources
+(``docs/docsite/rst``); ``ansible-core``'s sdists (2.15.13 checked) ship none. Pinned, so a
+rebuild reads the same text."""
+ANSIBLE_DOC = f"ansible-{ANSIBLE_VERSION}/docs/docsite/rst"
+ANSIBLE_FAQ = "reference_appendices/faq.rst"
+"""Ansible's FAQ as its developers keep it (reStructuredText): a title "Frequently Asked
+Questions" under ``=``, ~37 titles under ``+`` (most "How do I ...?", a group "Common
+Platform Issues" with its own text over titles under ``-``: one question, four "Running on
+X" topics), each behind an internal target (``.. _set_environment:``). Which title asks is
+decided by :func:`split_cython_faq`'s rule, taken as written for Cython's FAQ and not
+chosen again for this page."""
+ANSIBLE_MAX_PAGE_CHARS = 150_000
+"""A converted page over this stays out and is named (the value the other sets use, not
+chosen for this set)."""
+
+
+def ansible_faq_set() -> NaturalSet:
+    """Ansible's FAQ as its sdist ships it (PyPI ``ansible`` :data:`ANSIBLE_VERSION`,
+    ``docs/docsite/rst/reference_appendices/faq.rst``: "How do I access a group variable?",
+    "How do I keep secret data in my playbook?") with every question deleted by Cython's
+    rule (:func:`split_cython_faq`: a heading below the title that ends with "?" and has text
+    of its own, outside an open question), beside every other reStructuredText page of the
+    documentation (each through :func:`rst_to_markdown`, up to
+    :data:`ANSIBLE_MAX_PAGE_CHARS`; the ``.txt`` snippets the pages include, images,
+    ``conf.py`` and the theme out). The second set read from a PyPI sdist
+    (:func:`fetch_pypi_sdist`, offline first), built as ``cython-faq`` was so that the two
+    measure the same method on a second corpus. Ids are the questions' slugs
+    (``ansible-faq:how-do-i-access-a-group-variable``); entries whose answer is under
+    :data:`MIN_ANSWER_WORDS` words are left out and named. Built in stop 67 and measured
+    once, with no change to the retriever: an untuned check (helper heldout71)."""
+    root = fetch_pypi_sdist(ANSIBLE_PROJECT, ANSIBLE_VERSION)
+    files, asked, qa, too_long = _rst_docs_faq(
+        "ansible-faq", root / ANSIBLE_DOC, ANSIBLE_FAQ, (), ("_",), ANSIBLE_MAX_PAGE_CHARS
+    )
+    return _judged_package_set(
+        "ansible-faq",
+        root,
+        files,
+        asked,
+        lambda version, unjudged: (
+            f"Ansible FAQ from the PyPI sdist ansible {version} (docs/docsite/rst/"
+            f"{ANSIBLE_FAQ}, reStructuredText, {len(qa)} questions deleted by cython-faq's "
+            "rule: a heading below the title asks when it ends with '?' and has its own "
+            "text, outside an open question; group and topic titles kept) + the docs' other "
+            f".rst pages as markdown ({len(files) - 1} files; the included .txt snippets out; "
+            f"left out, over {ANSIBLE_MAX_PAGE_CHARS} chars: {', '.join(too_long) or 'none'}); "
+            "answer = the text under a question up to the next heading of its level or "
+            f"higher; left out, answer under {MIN_ANSWER_WORDS} words: "
+            f"{' | '.join(unjudged) or 'none'}"
+        ),
+    )
+
+
+# --------------------------------------------------------------------------------------
+# A third PyPI sdist's reStructuredText FAQ, read by the cython-faq rule (Falcon)
 # --------------------------------------------------------------------------------------
 
 FALCON_PROJECT = "falcon"
@@ -13099,24 +13184,14 @@ def falcon_faq_set() -> NaturalSet:
     is under :data:`MIN_ANSWER_WORDS` words are left out and named. Built in stop 67 and
     measured once, with no change to the retriever: an untuned check (helper heldout72)."""
     root = fetch_pypi_sdist(FALCON_PROJECT, FALCON_VERSION)
-    doc = root / FALCON_DOC
-    faq_path = doc / FALCON_FAQ
-    if not faq_path.is_file():
-        raise FileNotFoundError(f"no {FALCON_FAQ} under {doc}")
-    text, qa = split_cython_faq(faq_path.read_text(encoding="utf-8"))
-    faq_rel = FALCON_FAQ.removesuffix(".rst") + ".md"
-    files = {faq_rel: text}
-    asked = _faq_questions("falcon-faq", qa, faq_rel)
-    too_long: list[str] = []
-    for path in sorted(doc.rglob("*.rst")):
-        rel = path.relative_to(doc).as_posix()
-        if rel == FALCON_FAQ or rel.startswith((*FALCON_SKIP_DIRS, "_")):
-            continue
-        page = rst_to_markdown(path.read_text(encoding="utf-8", errors="replace"))
-        if len(page) > FALCON_MAX_PAGE_CHARS:
-            too_long.append(rel)
-            continue
-        files[rel.removesuffix(".rst") + ".md"] = page
+    files, asked, qa, too_long = _rst_docs_faq(
+        "falcon-faq",
+        root / FALCON_DOC,
+        FALCON_FAQ,
+        (),
+        (*FALCON_SKIP_DIRS, "_"),
+        FALCON_MAX_PAGE_CHARS,
+    )
     return _judged_package_set(
         "falcon-faq",
         root,
@@ -13218,6 +13293,7 @@ BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "zoneminder-faq": lambda emb: zoneminder_faq_set(),
     "xastir-faq": lambda emb: xastir_faq_set(),
     "cython-faq": lambda emb: cython_faq_set(),
+    "ansible-faq": lambda emb: ansible_faq_set(),
     "falcon-faq": lambda emb: falcon_faq_set(),
     "cranfield": cranfield_set,
     "pytest-derived": lambda emb: pytest_derived_set(),
