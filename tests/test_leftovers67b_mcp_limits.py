@@ -208,6 +208,7 @@ async def test_a_read_given_up_for_a_freed_place_loses_no_line() -> None:
 
 _HELD = """
 import os, sys
+sys.path.insert(0, sys.argv[3])  # (the tests folder: treehop_test_doubles; not on CI's path)
 import anyio
 from treehop import Treehop
 from treehop.mcp_server import build_server
@@ -242,7 +243,8 @@ def test_a_cancel_sent_while_the_limit_holds_reaches_the_server(tmp_path: Path) 
     from treehop.mcp_server import MAX_IN_FLIGHT
 
     flag = tmp_path / "release"
-    server = _Proc([sys.executable, "-c", _HELD, str(tmp_path / "idx"), str(flag)])
+    tests = str(Path(__file__).resolve().parent)
+    server = _Proc([sys.executable, "-c", _HELD, str(tmp_path / "idx"), str(flag), tests])
     try:
         for i in range(MAX_IN_FLIGHT):
             call = {"name": "find", "arguments": {"query": f"hold {i}"}}
