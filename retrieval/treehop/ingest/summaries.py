@@ -54,6 +54,17 @@ _NON_SPACE = re.compile(r"\S")
 r"""The first character ``str.lstrip`` keeps (``\s`` is exactly ``str.isspace``)."""
 _FIRST_PROBE = 256
 """Characters of prose cleaned first when looking for the first sentence (then 4x more)."""
+_LABEL_TOKEN = re.compile(
+    r"\(?(?:[A-Za-z]{0,2}\d{1,4}|[A-Za-z]|[IVXLCDM]{1,6}|[ivxlcdm]{1,6})"
+    r"(?:[.)](?:\d{1,4}|[A-Za-z]))*[.)]"
+)
+"""One enumeration label: a section or entry number (``3.4.``, ``A.6.4.``, ``Q12.``, ``2)``,
+``(a)``), a roman numeral (``IV.``) or a single letter (``W.``, an initial), always closed by
+a period or parenthesis: a bare ``3.1`` or ``2021`` heading (a version, a year) or ``XML`` or
+a spaced-out ``F A Q`` title is a name, not a label. Parts are joined by a mandatory
+separator, so a failed match backtracks over a few characters only."""
+_LABEL_CHARS = 40
+"""A text longer than this is never taken for labels alone (and is not scanned for them)."""
 
 
 @dataclass(frozen=True)
@@ -157,6 +168,20 @@ def _prose_lines(text: str, kind: str) -> list[str]:
     return out
 
 
+def is_label(text: str) -> bool:
+    """True when ``text`` is only enumeration labels (:data:`_LABEL_TOKEN`): ``3.4.``,
+    ``IV.``, ``Q12.``, ``1. 2.``.
+
+    Why: numbered FAQs and manuals start an entry with its number (``3.4. Is chronyd allowed
+    to step the system clock?``); a full stop after the number reads as a sentence end and a
+    line of its own as a title, so the abstract (embedded, BM25-indexed, listed in the
+    folder's overview) said ``3.4.`` and nothing of the entry. Such a label is never the
+    first sentence or the title: the text after it is. Bounded: at most
+    :data:`_LABEL_CHARS` characters are looked at."""
+    s = text.strip()
+    return 0 < len(s) <= _LABEL_CHARS and all(_LABEL_TOKEN.fullmatch(t) for t in s.split())
+
+
 def first_sentence(text: str, kind: str = "markdown") -> str:
     """The first sentence of the running text (headings and code skipped), in linear time.
 
@@ -165,13 +190,19 @@ def first_sentence(text: str, kind: str = "markdown") -> str:
     prefix of the body to a prefix of the result, so a sentence end found strictly inside
     the cleaned prefix is the first one of the whole (one at its very end is tried again
     with more text: what follows decides the look-ahead). Most first sentences end in the
-    first few hundred characters of a probe of up to 2,000."""
+    first few hundred characters of a probe of up to 2,000.
+
+    A sentence end that closes only enumeration labels (``3.4.``, ``IV.``: :func:`is_label`)
+    ends no sentence: the search goes on, and the sentence is the label and the text after
+    it (``3.4. Yes, ...``); each search starts where the last one ended, so still linear."""
     body = " ".join(_prose_lines(text, kind))[:SENTENCE_PROBE_CHARS]
     n = _FIRST_PROBE
     while True:
         whole = n >= len(body)
         part = _MARKUP_CHARS.sub("", body if whole else body[:n])
         m = _SENT_END.search(part)
+        while m is not None and m.end() <= _LABEL_CHARS and is_label(part[: m.end()]):
+            m = _SENT_END.search(part, m.end())
         if whole or (m is not None and m.end() < len(part)):
             return (part[: m.end()] if m else part).strip()
         n *= 4
@@ -253,7 +284,10 @@ class ExtractiveSummarizer:
                     if m:
                         outline.append(m.group(1))
         sent = first_sentence(text, kind)
-        head = title or humanize(name)
+        # A title that is only a label (a plain-text entry's ``13.`` line, a ``## 3.4.``
+        # heading whose question is gone) names nothing: the file's name and first sentence
+        # (which starts with the label) say more.
+        head = title if title and not is_label(title) else humanize(name)
         abstract = head if sent.startswith(head) else f"{head}: {sent}" if sent else head
         if not outline and len(abstract) <= ABSTRACT_CHARS * 4 + 64:
             # The overview is the abstract, and both clips read all of it: collapse its
@@ -310,7 +344,7 @@ def _directory_abstract(name: str, children: Sequence[ChildSummary], readme: str
         kind = "rst" if looks_like_rst(readme) else "markdown"
         title = parse(readme, kind).title if kind == "rst" or could_have_heading(readme) else ""
         sentence = first_sentence(readme, kind)
-        if title:
+        if title and not is_label(title):
             title = " ".join(title.split())[:ABSTRACT_CHARS]
             return title if not sentence or sentence.startswith(title) else f"{title}: {sentence}"
         return f"{label}: {sentence or title_of(readme, kind)}"
