@@ -156,8 +156,8 @@ def test_a_write_queued_behind_a_slow_directory_summary_names_the_summarizer(
     tmp_path: Path,
 ) -> None:
     # 2bd9fe6d: the summary of the ancestors ran on the event loop, so the waiting write
-    # could not see its deadline pass; it failed at the next await, inside the embedder's
-    # call that followed ("inside one call of its embedder for the last 0.0 s")
+    # could not see its deadline pass: it waited the whole call out and did not fail (every
+    # other call of the client stalled meanwhile), and the summary was never named
     store = EmbeddedStore(tmp_path / "idx", lock_timeout=1.0)
     th = Treehop(
         store=store,

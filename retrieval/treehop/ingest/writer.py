@@ -1574,10 +1574,11 @@ class TreeWriter:
             abstract, overview = summarize_ancestor(self.summarizer, uri, name, kids)
         else:
             # A caller's summarizer (an LLM's call, seconds) runs in a worker thread, as the
-            # build's calls of it do. Why: called on the event loop it stalled the client's
-            # other calls, and a write of this client queued behind this one could not even
-            # notice its ``lock_timeout`` pass; it failed at the next await, naming what ran
-            # then (the embedder's call, for 0.0 s), not the summarizer that held the lock.
+            # build's calls of it do. Why: called on the event loop it stalled every other
+            # call of the client for as long as it ran, and a write of this client queued
+            # behind this one could not notice its ``lock_timeout`` pass (it waited the
+            # whole call out, where a slow tagger's or embedder's call fails it, naming the
+            # call: helper leftovers67a).
             abstract, overview = await asyncio.to_thread(
                 summarize_ancestor, self.summarizer, uri, name, kids
             )
