@@ -332,6 +332,7 @@ def test_deepcopy_of_an_openai_compatible_embedder_is_a_working_copy() -> None:
         mine.close()
     finally:
         srv.shutdown()
+        srv.server_close()  # (its listening socket: a ResourceWarning at a later collection)
 
 
 def _hold_then_fork(

@@ -38,7 +38,7 @@ import numpy as np
 from treehop.errors import InvalidFilterError
 from treehop.filters import MAX_FILTER_DEPTH, MetadataFilter
 from treehop.integration_kit import datetime64_value, shown_name
-from treehop.validation import shown_value
+from treehop.validation import real, shown_value
 
 _RANGE = {"$gt": "gt", "$gte": "gte", "$lt": "lt", "$lte": "lte"}
 _RANGE_OPS = frozenset({*_RANGE, "$between"})
@@ -78,7 +78,18 @@ def _compared(key: str, op: str, value: Any) -> Any:
     ``datetime`` (or numpy ``datetime64``, as the UTC time it counts) as epoch seconds, a
     ``date`` as its ISO text (for ``$eq`` / ``$ne`` / ``$in`` / ``$nin``). Unambiguous: the
     store keeps every such value so. A ``date`` in a range is refused (it is stored as text
-    and ranges compare numbers); so is an ISO string (it could be meant for a text field)."""
+    and ranges compare numbers); so is an ISO string (it could be meant for a text field).
+
+    A numpy number (``np.int64``, ``np.float32``, ...) is the Python number it equals, as
+    everywhere treehop takes a number (:func:`~treehop.validation.real`). Why: a bound
+    computed with numpy (``np.percentile``, a column's ``max()``) was refused in a range
+    ("compares ranges on numbers", ``np.int64(3)``), and an ``np.float64`` reached the core's
+    filter as it was. A numpy bool is no number (a Python bool is not one either), and a NaN
+    or an infinity is refused by the core's range check, as a Python one is."""
+    if isinstance(value, np.number):
+        number = real(value)
+        if number is not None:  # (a complex number is no real one: refused as it is)
+            value = number
     when = value
     if isinstance(value, np.datetime64):
         when = datetime64_value(value)

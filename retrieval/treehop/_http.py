@@ -37,6 +37,7 @@ import re
 import ssl
 import threading
 import time
+import weakref
 import zlib
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
@@ -368,16 +369,28 @@ class _DeadlineBackend(httpcore.NetworkBackend):
 
 
 def sync_client(
-    timeout: float | httpx.Timeout, verify: ssl.SSLContext | bool = True
+    timeout: float | httpx.Timeout,
+    verify: ssl.SSLContext | bool = True,
+    *,
+    owner: object | None = None,
 ) -> httpx.Client:
     """An ``httpx.Client`` whose sockets honour the deadline of :func:`request`.
 
     The deadline-aware backend is installed on httpx's own connection pool (``_pool`` and
     ``_network_backend`` are private; the fault tests fail loudly should httpx rename them).
-    """
+
+    ``owner``: the object the client is made for; the client is closed when ``owner`` is
+    garbage-collected. Why (helper leftovers67a): an embedder or a chat model is often built,
+    used and dropped without ``close()`` (the rerankers' rule, written for them alone), and
+    its pooled keep-alive socket was left to the garbage collector: a ``ResourceWarning`` at
+    whatever later moment collected it, a failure under warnings-as-errors (a test of stop
+    66's CI run failed on one some earlier test had dropped)."""
     transport = httpx.HTTPTransport(verify=verify)
     _install_backend(transport)
-    return httpx.Client(timeout=timeout, transport=transport)
+    client = httpx.Client(timeout=timeout, transport=transport)
+    if owner is not None:
+        weakref.finalize(owner, client.close)
+    return client
 
 
 def _install_backend(transport: object) -> bool:

@@ -28,6 +28,8 @@ from __future__ import annotations
 import asyncio
 import inspect
 from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
+from contextvars import ContextVar
 from typing import Any, TypeVar
 
 from .errors import IngestError, TreehopError
@@ -50,6 +52,29 @@ READ_CHARS = 2000
 a megabyte is cut before the linear redaction passes run over it."""
 SHOWN_CHARS = 500
 """At most this many characters of a typed error's message (the fallback reasons' bound)."""
+
+
+CALLS: ContextVar[Callable[[str], AbstractContextManager[object]] | None] = ContextVar(
+    "treehop_plugin_calls", default=None
+)
+"""What notes each plug-in call made in this context, given the plug-in's name (``"the
+tagger"``): a client's write holding its lock sets its
+:meth:`~treehop.ingest.writer.WriteLock.calling` here, and :func:`call` (and the embedder's
+guard, for an awaited call) enters it around the call.
+
+Why (stop 66's open item): a write of the same client that gives up waiting for the lock says
+which plug-in call held it. The writer wrapped its three embedder calls by hand, so a slow
+summarizer or tagger was named only as "no progress"; every plug-in call already goes through
+:func:`call`, so noting it here names each one, the next one added included. A context
+variable: ``asyncio.to_thread`` carries it into the worker threads the tagger and summarizer
+run in, and a call outside a write (none set) costs one lookup."""
+
+
+def noted(what: str) -> AbstractContextManager[object]:
+    """Around one call of the plug-in ``what``: its note (:data:`CALLS`) when this context
+    sets one, else nothing."""
+    note = CALLS.get()
+    return nullcontext() if note is None else note(what)
 
 
 def passes(exc: BaseException) -> bool:
@@ -97,9 +122,11 @@ def call(
     **kwargs: Any,
 ) -> _T:
     """``fn(*args, **kwargs)``, a plug-in's method: what it raises leaves as ``error`` (a
-    typed error class) with :func:`failed`'s message, unless it :func:`passes`."""
+    typed error class) with :func:`failed`'s message, unless it :func:`passes`. The call is
+    noted as ``what``'s (:func:`noted`)."""
     try:
-        out = fn(*args, **kwargs)
+        with noted(what):
+            out = fn(*args, **kwargs)
     except BaseException as exc:
         if passes(exc):
             raise

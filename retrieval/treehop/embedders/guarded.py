@@ -26,7 +26,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from .._plugins import call as plugin_call
-from .._plugins import describe, failed, passes
+from .._plugins import describe, failed, noted, passes
 from ..errors import EmbeddingError
 from .base import Embedder, Vectors
 
@@ -102,9 +102,11 @@ class GuardedEmbedder:
         return plugin_call("the embedder", EmbeddingError, call)
 
     async def _aguard(self, call: Awaitable[_T]) -> _T:
-        """:meth:`_guard` for an awaited call (a cancellation passes through)."""
+        """:meth:`_guard` for an awaited call (a cancellation passes through); noted as the
+        embedder's while it runs (:func:`treehop._plugins.noted`)."""
         try:
-            return await call
+            with noted("the embedder"):
+                return await call
         except BaseException as exc:
             if passes(exc):
                 raise

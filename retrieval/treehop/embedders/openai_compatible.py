@@ -319,7 +319,7 @@ class OpenAICompatibleEmbedder(BaseEmbedder):
     def _sync_client(self) -> httpx.Client:
         with self._lock:
             if self._client is None:
-                self._client = sync_client(self._timeout)
+                self._client = sync_client(self._timeout, owner=self)  # (closed when dropped)
                 self._owns_client = True
             return self._client
 

@@ -39,8 +39,10 @@ import numpy.typing as npt
 
 from .. import tags as tagmod
 from .. import uri as urimod
+from .._plugins import CALLS as PLUGIN_CALLS
 from .._plugins import SHOWN_CHARS, call, report
 from ..embedders.base import Embedder
+from ..embedders.guarded import guard_embedder
 from ..errors import (
     IndexLockedError,
     IngestError,
@@ -72,7 +74,7 @@ from ..text_tokenize import sharing_cuts
 from .exclude import NO_EXCLUDE, Exclude
 from .loaders import FolderCursor, LoadedFile, LoadReport, Scanned, read_file, scan_columns
 from .loaders import depth_left as loaders_depth_left
-from .summaries import Summarizer, is_readme
+from .summaries import ExtractiveSummarizer, Summarizer, is_readme
 from .tree_builder import (
     _ESCAPE_TABLE,
     _ESCAPES,
@@ -648,6 +650,7 @@ class WriteLock:
         self._held = held
         self._hold = hold = object()
         self._token = _HELD_WRITES.set((*_HELD_WRITES.get(), (self, hold)))
+        self._calls_token = PLUGIN_CALLS.set(self.calling)
         if type(self.store) is GuardedStore:  # (a caller's store: what stays if it fails)
             self.store.begin_journal()
         try:
@@ -666,6 +669,8 @@ class WriteLock:
         self._hold = None
         failed = bool(exc and exc[0] is not None)
         with suppress(ValueError):  # (exited in another context: nothing to undo)
+            PLUGIN_CALLS.reset(self._calls_token)
+        with suppress(ValueError):
             _HELD_WRITES.reset(self._token)
         dropped = True
         try:
@@ -711,13 +716,17 @@ class WriteLock:
 
     @contextmanager
     def calling(self, what: str) -> Iterator[None]:
-        """Around one call of a plug-in (``what``: "embedder") made while the lock is held:
-        a write of this client that gives up waiting meanwhile says that this call held the
-        lock, and for how long (:meth:`_busy_message`). Recorded only in the context of the
-        hold now taken (another write's call, outside the lock, is not this hold's)."""
+        """Around one call of a plug-in (``what``: "the embedder", "the tagger") made while
+        the lock is held: a write of this client that gives up waiting meanwhile says that
+        this call held the lock, and for how long (:meth:`_busy_message`). Recorded only in
+        the context of the hold now taken (another write's call, outside the lock, is not
+        this hold's). Entered by every plug-in call of the hold's context
+        (:data:`treehop._plugins.CALLS`, set while the hold is taken), not by each call site.
+        A call inside another one (the store a tagger reads) leaves the outer one named: it
+        is what holds the lock."""
         outer = self._calling
-        if self._hold is not None and (self, self._hold) in _HELD_WRITES.get():
-            self._calling = (what, time.monotonic())
+        if outer is None and self._hold is not None and (self, self._hold) in _HELD_WRITES.get():
+            self._calling = (what.removeprefix("the "), time.monotonic())
         try:
             yield
         finally:
@@ -780,7 +789,9 @@ class TreeWriter:
         self.store = store
         self.commit_files = commit_files
         self.commit_seconds = commit_seconds
-        self.embedder = embedder
+        # (guarded: its calls are noted as the embedder's while a write holds the lock,
+        # :func:`treehop._plugins.noted`; the client's is guarded already, not twice)
+        self.embedder = guard_embedder(embedder)
         self.summarizer = summarizer
         self.tagger = tagger
         self.builder = TreeBuilder(summarizer, chunk_chars=chunk_chars)
@@ -1201,8 +1212,7 @@ class TreeWriter:
         out = False  # (the store's lock let go: taken back before the next write)
         for start in range(0, total, EMBED_BATCH):
             part = seq[start : start + EMBED_BATCH]
-            with self.lock.calling("embedder"):
-                vecs = await self.embedder.aembed([n.embedding_text() for n in part])
+            vecs = await self.embedder.aembed([n.embedding_text() for n in part])
             self.lock.moved()  # (a batch embedded: progress, see WriteLock)
             buf_nodes += part
             buf_vecs.append(np.asarray(vecs, np.float32))
@@ -1495,8 +1505,7 @@ class TreeWriter:
         texts = [n.embedding_text() for n in nodes]
         parts = []
         for i in range(0, len(texts), EMBED_BATCH):
-            with self.lock.calling("embedder"):
-                parts.append(await self.embedder.aembed(texts[i : i + EMBED_BATCH]))
+            parts.append(await self.embedder.aembed(texts[i : i + EMBED_BATCH]))
             self.lock.moved()  # (a batch embedded: progress, see WriteLock)
             if progress is not None:
                 report(progress, "embed", min(i + EMBED_BATCH, len(texts)), len(texts))
@@ -1561,7 +1570,18 @@ class TreeWriter:
         (None: its description did not change)."""
         name = uri.rsplit("/", 1)[-1]
         kids = await self._children_to_describe(uri, name)
-        abstract, overview = summarize_ancestor(self.summarizer, uri, name, kids)
+        if type(self.summarizer) is ExtractiveSummarizer:  # (treehop's own: microseconds)
+            abstract, overview = summarize_ancestor(self.summarizer, uri, name, kids)
+        else:
+            # A caller's summarizer (an LLM's call, seconds) runs in a worker thread, as the
+            # build's calls of it do. Why: called on the event loop it stalled every other
+            # call of the client for as long as it ran, and a write of this client queued
+            # behind this one could not notice its ``lock_timeout`` pass (it waited the
+            # whole call out, where a slow tagger's or embedder's call fails it, naming the
+            # call: helper leftovers67a).
+            abstract, overview = await asyncio.to_thread(
+                summarize_ancestor, self.summarizer, uri, name, kids
+            )
         level = Level.ABSTRACT if urimod.parent_of(uri) is None else Level.OVERVIEW
         node = finalize(
             Node(
@@ -1580,8 +1600,7 @@ class TreeWriter:
             return None
         if existing is not None:
             node.tags = existing.tags
-        with self.lock.calling("embedder"):
-            vec = await self.embedder.aembed([node.embedding_text()])
+        vec = await self.embedder.aembed([node.embedding_text()])
         await self.io(self.store.upsert, [node], vec)
         return node
 

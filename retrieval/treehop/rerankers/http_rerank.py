@@ -23,7 +23,6 @@ import functools
 import json
 import math
 import ssl
-import weakref
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
@@ -69,9 +68,7 @@ def new_client(timeout_s: float, owner: object) -> httpx.Client:
     Rerankers are often built, used and dropped without ``close()``; the finaliser closes the
     pooled sockets instead of leaving them to ``ResourceWarning``.
     """
-    client = sync_client(timeout_s, verify=shared_ssl_context())
-    weakref.finalize(owner, client.close)
-    return client
+    return sync_client(timeout_s, verify=shared_ssl_context(), owner=owner)
 
 
 def new_async_client(timeout_s: float) -> httpx.AsyncClient:

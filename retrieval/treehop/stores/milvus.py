@@ -77,7 +77,7 @@ from ..models import Node
 from ..redaction import redact, redact_url
 from ..secrets import resolve_secret
 from ..uri import is_within, uri_prefixes, within_any
-from ..validation import shown_value
+from ..validation import real, shown_value
 from ._state_blobs import (
     BlobHead,
     check_state_key,
@@ -86,7 +86,14 @@ from ._state_blobs import (
     read_blob,
     write_blob,
 )
-from .base import Scope, ScoredNode, StoreCapabilities, Vector, check_search_args
+from .base import (
+    Scope,
+    ScoredNode,
+    StoreCapabilities,
+    Vector,
+    check_number,
+    check_search_args,
+)
 
 T = TypeVar("T")
 
@@ -161,7 +168,7 @@ def literal(v: Any) -> str:
     if isinstance(v, float):
         if not math.isfinite(v):
             raise _Untranslatable(f"non-finite number {v!r}")
-        return repr(v)
+        return repr(float(v))  # (a numpy float's own repr is ``np.float64(1.5)``)
     raise _Untranslatable(f"unsupported literal {v!r}")
 
 
@@ -302,8 +309,10 @@ class MilvusStore:
             raise StoreError(
                 f"hybrid_fusion must be 'treehop' or 'milvus', got {shown_value(hybrid_fusion)}"
             )
-        if dimension is not None and (not isinstance(dimension, int) or dimension < 2):
-            raise StoreError(f"dimension must be an integer >= 2, got {shown_value(dimension)}")
+        if dimension is not None:
+            # (the stores' one number rule, :func:`~treehop.stores.base.check_number`: a numpy
+            # integer is an integer, a bool or a float is not; the Python int is kept)
+            dimension = int(check_number("dimension", dimension, 2, integer=True))
         self.collection = collection
         self.state_collection = f"{collection}_state"
         self.uri = uri
@@ -313,12 +322,15 @@ class MilvusStore:
         self._shown_uri = redact_url(uri) if uri else ""
         secret = resolve_secret(token, None, error=StoreError, what="token")
         token = secret.get_secret_value() if secret is not None else ""
-        if timeout is not None and (
-            isinstance(timeout, bool) or not isinstance(timeout, int | float) or not timeout > 0
-        ):
-            raise StoreError(
-                f"timeout must be a positive number of seconds, got {shown_value(timeout)}"
-            )
+        if timeout is not None:
+            # (a numpy number is a number, :func:`~treehop.validation.real`, and reaches
+            # pymilvus as the Python number it equals; a bool or NaN is refused as before)
+            seconds = real(timeout)
+            if seconds is None or not seconds > 0:
+                raise StoreError(
+                    f"timeout must be a positive number of seconds, got {shown_value(timeout)}"
+                )
+            timeout = seconds
         self._timeout = timeout
         self._consistency = consistency_level
         self._index_type = index_type

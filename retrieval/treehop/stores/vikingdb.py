@@ -93,7 +93,6 @@ from ..redaction import redact
 from ..secrets import resolve_secret
 from ..text_tokenize import tokenize
 from ..uri import is_within, uri_prefixes, within_any
-from ..validation import integral, real, shown_value
 from ._state_blobs import (
     BlobHead,
     DamagedHead,
@@ -108,6 +107,7 @@ from .base import (
     ScoredNode,
     StoreCapabilities,
     Vector,
+    check_number,
     check_search_args,
     node_matches_filter,
 )
@@ -160,48 +160,6 @@ _SPARSE_MAX_TERM_CHARS: Final = 64
 # ------------------------------------------------------------------------------------------
 # Errors
 # ------------------------------------------------------------------------------------------
-def check_number(
-    name: str,
-    value: object,
-    low: float,
-    high: float | None = None,
-    *,
-    whole: bool = False,
-    integer: bool = False,
-) -> float:
-    """A constructor's number (a window, a timeout, a size) in ``[low, high]``, as the Python
-    number it equals, else a :class:`StoreError` showing it bounded
-    (:func:`~treehop.validation.shown_value`).
-
-    Why (helper leftovers65e): ``not value >= 0`` and ``timeout_s < 1`` ran on whatever was
-    passed, so a list or a string raised Python's raw ``TypeError`` (not a ``TreehopError``),
-    and ``timeout_s=float("inf")`` / NaN passed the comparison and failed in ``int()`` with a
-    raw ``OverflowError`` / ``ValueError``. ``whole``: finite and below ``int``'s float limit
-    (the SDK takes whole seconds; ``2.5`` is still taken as 2, as before); ``integer``: an
-    integer only (a count or a size). What is a number is the library's one rule
-    (:func:`~treehop.validation.integral` / :func:`~treehop.validation.real`: a numpy number
-    is one, a bool is not); the Python number is returned, so a numpy one never reaches the
-    SDK's JSON. An ``int`` past float range (``10**400``) is refused before ``float()``
-    overflows on it.
-
-    A whole float for a count (``scan_page=5.0``, ``np.float64(500.0)``) is refused (helper
-    leftovers66b, after leftovers65e's check began refusing what had been taken): a count
-    is decided as ``find(limit=5.0)``, ``depth`` and ``slot_chars`` decide it,
-    :func:`~treehop.validation.integral`, which takes ``np.int64`` and refuses every float
-    as Python's ``range`` does. Taking ``5.0`` here alone would make one count a float
-    elsewhere refused, and ``5.5`` would then need a rule of its own."""
-    number = integral(value) if integer else real(value)
-    ok = number is not None and not (isinstance(number, int) and number.bit_length() > 1023)
-    if ok:
-        v = float(number)  # type: ignore[arg-type]
-        ok = v >= low and (high is None or v <= high) and not (whole and not math.isfinite(v))
-    if not ok:
-        kind = "an integer" if integer else "a number"
-        within = f"in {low:g}..{high:g}" if high is not None else f">= {low:g}"
-        raise StoreError(f"{name} must be {kind} {within}, got {shown_value(value)}")
-    return number  # type: ignore[return-value]
-
-
 class VikingDBError(StoreError):
     """A VikingDB call failed. ``code`` / ``http_status`` / ``request_id`` are the service's."""
 
