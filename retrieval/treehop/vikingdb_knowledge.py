@@ -93,12 +93,12 @@ from .models import (
     TypedQuery,
 )
 from .search_options import SearchKwargs
+from .stores.base import check_number
 from .stores.vikingdb import (
     VikingDBError,
     call_with_retries,
     cap_sdk_session,
     check_endpoint,
-    check_number,
     load_sdk,
     make_error,
     resolve_keys,
