@@ -41,7 +41,7 @@ from treehop.stores._filelock import aholding_store
 from treehop.stores.embedded import EmbeddedStore
 from treehop.tagging.base import NodeTags
 
-from treehop_test_doubles import BagOfWordsEmbedder
+from treehop_test_doubles import BagOfWordsEmbedder, index_files_open
 
 BOUND = 60.0
 """The longest any wait may take (a hang is a failure, not a stuck run)."""
@@ -309,17 +309,7 @@ def test_a_write_queued_behind_a_directory_ingest_summarizing_file_after_file_ru
 # -- 2. a closed client's column files ----------------------------------------------------
 
 
-def _index_files_open(idx: Path) -> list[str]:
-    """The names of this process's descriptors that point into ``idx`` (``/proc/self/fd``)."""
-    out = []
-    for fd in os.listdir("/proc/self/fd"):
-        try:
-            target = os.readlink(f"/proc/self/fd/{fd}")
-        except OSError:
-            continue
-        if target.startswith(str(idx) + os.sep):
-            out.append(target[len(str(idx)) + 1 :])
-    return sorted(out)
+_index_files_open = index_files_open  # (moved to treehop_test_doubles: usage78)
 
 
 def _filled(idx: Path, n: int = 12) -> None:

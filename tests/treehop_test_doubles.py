@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import os
 import re
 import subprocess
 import sys
@@ -640,3 +641,30 @@ def stored_keyword_statistics(store: Any) -> tuple[int, list[tuple[str, int]]] |
         tagger.apply_delta(delta)
     d = tagger.to_dict()
     return d["n_docs"], sorted(zip(d["terms"], d["df"], strict=True))
+
+
+def index_files_open(idx: Path) -> list[str]:
+    """This process's descriptors that point into the index folder ``idx``
+    (``/proc/self/fd``): an open store holds its ``nodes.bin``, a closed one nothing."""
+    out = []
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            target = os.readlink(f"/proc/self/fd/{fd}")
+        except OSError:
+            continue
+        if target.startswith(str(idx) + os.sep):
+            out.append(target[len(str(idx)) + 1 :])
+    return sorted(out)
+
+
+def two_note_index(idx: Path) -> Path:
+    """A saved index of two notes (tides, a lighthouse), closed: no file of it open."""
+    with Treehop(idx, embedder=BagOfWordsEmbedder(), tagger=None) as th:
+        th.add_resource(
+            "The tides in the harbour turn twice a day.", target_uri="viking://resources/tides.md"
+        )
+        th.add_resource(
+            "The lighthouse lamp is serviced in May.", target_uri="viking://resources/light.md"
+        )
+    assert index_files_open(idx) == []
+    return idx

@@ -487,7 +487,7 @@ _CLIENT_SPELLING = {
 """How a client is opened with what a retriever given that client was also given."""
 
 
-class TreehopRetriever(BaseRetriever, TreehopRetrievalOptions):
+class TreehopRetriever(BaseRetriever, TreehopRetrievalOptions, kit.ClosesOnExit):
     """Treehop retriever: hierarchical search over a tree of knowledge, with tag hops.
 
     Setup:
@@ -785,8 +785,35 @@ class TreehopRetriever(BaseRetriever, TreehopRetrievalOptions):
 
         The path must hold a saved index (``NotFoundError`` otherwise, as ``FAISS.load_local``
         refuses a missing one): a retriever only reads, and a typo'd path answered ``[]`` to
-        every query. Start an empty index with ``TreehopRetriever(client=Treehop(path))``."""
+        every query. Start an empty index with ``TreehopRetriever(client=Treehop(path))``.
+
+        The retriever owns the client it opens: :meth:`close` (or ``with``, ``async with``)
+        saves and closes its store; a LangChain retriever has no lifecycle of its own, and the
+        store stayed open (its files, its background threads) until the process exited."""
         return cls(path=os.fspath(path), **kwargs)
+
+    # ------------------------------------------------------------------ lifecycle
+    def _opened_clients(self) -> list[AsyncTreehop]:
+        """The clients this retriever opened from ``path``: its own and, for the retriever
+        that opened first, those its configured runs opened (``_VARIANTS``). Never a client
+        the caller passed (``path`` is then unset: both together are refused)."""
+        client = self.client
+        if self.path is None or not isinstance(client, AsyncTreehop):
+            return []
+        return [client, *(variant for _, variant in _VARIANTS.get(client, ()))]
+
+    def close(self) -> None:
+        """Save and close the client this retriever opened from ``path`` (its store's files
+        and threads released); a later query raises
+        :class:`~treehop.errors.ClientClosedError`. A client you passed is yours to close:
+        it is left open. Calling it again does nothing."""
+        for client in self._opened_clients():
+            kit.run_sync(client.close())
+
+    async def aclose(self) -> None:
+        """:meth:`close`, awaited (the store's save runs in a worker thread)."""
+        for client in self._opened_clients():
+            await client.close()
 
     # ------------------------------------------------------------------ internals
     @property

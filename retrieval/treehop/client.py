@@ -1610,10 +1610,14 @@ class AsyncTreehop:
     def __repr__(self) -> str:
         """Never raises: a caller's embedder whose ``name`` property raises, or a caller's
         store whose ``__len__`` does, showed as that exception from ``repr(client)`` (in a
-        debugger, a log line, a traceback's locals: lead, stop 63); they show as ``?``."""
+        debugger, a log line, a traceback's locals: lead, stop 63); they show as ``?``.
+        A closed client shows ``closed=True`` and leaves its store alone: counting its nodes
+        mapped the closed store's files again (helper usage78: an asyncio task's repr of a
+        retriever holding it reopened what ``close()`` had released)."""
+        count = "closed=True" if self._closed else f"nodes={_or_unknown(lambda: len(self.store))}"
         return (
             f"AsyncTreehop(path={str(self.path) if self.path else None!r}, user={self.user!r}, "
-            f"nodes={_or_unknown(lambda: len(self.store))}, "
+            f"{count}, "
             f"embedder={_or_unknown(lambda: repr(self.embedder.name))})"
         )
 

@@ -57,6 +57,7 @@ from typing import (
     Concatenate,
     ParamSpec,
     Protocol,
+    Self,
     TypedDict,
     TypeGuard,
     TypeVar,
@@ -268,6 +269,29 @@ def run_sync(coro: Coroutine[Any, Any, T]) -> T:
             _shared = LoopThread()
         runner = _shared
     return runner.run(coro)
+
+
+class ClosesOnExit:
+    """``with`` / ``async with`` over a subclass's ``close()`` / ``aclose()``: the
+    integrations' retrievers that open a client release it so (one definition for both)."""
+
+    def close(self) -> None:  # pragma: no cover - every subclass defines it
+        raise NotImplementedError
+
+    async def aclose(self) -> None:  # pragma: no cover - every subclass defines it
+        raise NotImplementedError
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
 
 
 def run_on(client: RetrieverClient, coro: Coroutine[Any, Any, T]) -> T:

@@ -414,6 +414,13 @@ def cmd_index(ctx: _Ctx) -> int:
     for one, many, names in skipped:
         if names:
             print(f"  skipped {_plural(len(names), one, many)}: {_listing(names)}", file=o)
+    if res.read_as_cp1252:
+        # (not skipped, but a guess: a file in another legacy encoding reads wrongly)
+        print(
+            f"  read {_plural(len(res.read_as_cp1252), 'file')} as Windows-1252 "
+            f"(neither UTF-8 nor UTF-16; check them): {_listing(res.read_as_cp1252)}",
+            file=o,
+        )
     print(f"index {ctx.index} holds {_plural(total, 'node')}", file=o)
     print(f'try: treehop find "your question" --index {ctx.index}', file=o)
     return ExitCode.OK

@@ -444,6 +444,8 @@ class LoadReport:
     skipped_names: list[str] = field(default_factory=list)
     excluded: list[str] = field(default_factory=list)
     """Files and folders (``name/``) a folder walk's ``exclude`` patterns left out."""
+    read_as_cp1252: list[str] = field(default_factory=list)
+    """Files read as Windows-1252 (:func:`decode`'s last resort): a user can check them."""
 
 
 _UNSHOWN_NAME = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
@@ -659,26 +661,34 @@ def _escaped_char(m: re.Match[str]) -> str:
 def decode(data: bytes) -> str | None:
     """UTF-8 (with BOM), else UTF-16 with BOM, else a legacy 8-bit text read as Windows-1252
     (Latin-1's superset, see :func:`_legacy_text`), else None (treated as binary)."""
+    return decode_how(data)[0]
+
+
+def decode_how(data: bytes) -> tuple[str | None, bool]:
+    """:func:`decode`'s text and whether it was read as Windows-1252. Why: that read is a
+    guess (a Shift-JIS or KOI8 file that is mostly ASCII reads with its other characters
+    wrong), so a folder's report names the files read so and the user can check them."""
     utf16 = data.startswith((b"\xff\xfe", b"\xfe\xff"))
     if b"\x00" in data[:8192] and not utf16:
-        return None
+        return None, False
     if not data.startswith(b"\xef\xbb\xbf"):
         # What "utf-8-sig" does without a BOM, minus its Python-level codec wrapper (a
         # visible share of reading a tree of small files).
         try:
-            return data.decode("utf-8")
+            return data.decode("utf-8"), False
         except UnicodeDecodeError:
             pass
     for enc in ("utf-8-sig", "utf-16"):
         if enc == "utf-16" and not utf16:
             continue
         try:
-            return data.decode(enc)
+            return data.decode(enc), False
         except UnicodeDecodeError:
             continue
     if utf16:
-        return None  # (a UTF-16 mark over bytes that are not UTF-16: binary)
-    return _legacy_text(data)
+        return None, False  # (a UTF-16 mark over bytes that are not UTF-16: binary)
+    text = _legacy_text(data)
+    return text, text is not None
 
 
 _READ_FLAGS = (
@@ -892,7 +902,7 @@ def read_file(
             return None
         data, name = inner, inner_name(name)
         kind = kind_of(name)
-    text = decode(data)
+    text, legacy = decode_how(data)
     if text is None:
         report.skipped_binary.append(relpath)
         return None
@@ -912,6 +922,8 @@ def read_file(
     if is_blank(text):  # (only invisible characters: empty too)
         report.skipped_empty.append(relpath)
         return None
+    if legacy:
+        report.read_as_cp1252.append(relpath)
     return LoadedFile(relpath=relpath, text=text, kind=kind, title=title)
 
 

@@ -142,6 +142,12 @@ class AddResult:
     ``exclude`` patterns left out of a folder's walk."""
     max_file_bytes: int = 0
     """The size limit this call applied (``Treehop(max_file_bytes=...)``)."""
+    read_as_cp1252: list[str] = field(default_factory=list)
+    """Files read in this call whose bytes were neither UTF-8 nor UTF-16 with a BOM, read as
+    Windows-1252 (Latin-1's superset). Why: that read is a guess, right for a Western European
+    legacy file, wrong in the non-ASCII characters of another encoding (Shift-JIS, KOI8 text
+    that is mostly ASCII); named so the user can check them (``iconv`` them to UTF-8). Not
+    skipped: not counted in :attr:`skipped`."""
     replaced: bool = False
     """``add_memory`` with a ``name`` that already held a memory: that memory was replaced
     (the documented policy, said as ``remember``'s :attr:`MemoryWriteResult.replaced` and the
@@ -1959,6 +1965,7 @@ def _result(target: str, built: BuiltTree) -> AddResult:
         skipped_hidden=list(r.skipped_hidden),
         skipped_names=list(r.skipped_names),
         excluded=list(r.excluded),
+        read_as_cp1252=list(dict.fromkeys(r.read_as_cp1252)),  # (a README read twice: once)
     )
 
 

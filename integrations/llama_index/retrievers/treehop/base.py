@@ -174,7 +174,7 @@ _ELSEWHERE = {
 ``VectorIndexRetriever`` keyword; helper leftovers63b)."""
 
 
-class TreehopRetriever(BaseRetriever):
+class TreehopRetriever(BaseRetriever, kit.ClosesOnExit):
     """Retrieve from a treehop tree: hierarchical search, tag hops, rerank, optional planning.
 
     Args:
@@ -257,6 +257,7 @@ class TreehopRetriever(BaseRetriever):
                 elsewhere=_ELSEWHERE,
             )
         self._client = kit.check_retriever_client(client)
+        self._opened: Treehop | None = None  # (set by from_defaults: the client it opened)
         self._source: KnowledgeSource | None = None
         self._tree: AsyncTreehop | None = None
         if is_knowledge_source(self._client):
@@ -328,7 +329,12 @@ class TreehopRetriever(BaseRetriever):
         a saved index (``NotFoundError``: a typo'd path read as an empty index forever).
         ``client_kwargs`` go to the new :class:`treehop.Treehop` (``reranker``, ``config``,
         ``tagger``, ...); other keyword arguments to the retriever's constructor.
+
+        The retriever owns the client it opens: :meth:`close` (or ``with``, ``async with``)
+        saves and closes it; a client you pass is left open. Why: the opened store stayed open
+        (its files, its background threads) until the process exited.
         """
+        opened: Treehop | None = None
         if client is None:
             if path is not None and not documents:  # (a reader of a typo'd path: [] forever)
                 kit.check_index_exists(path, "TreehopRetriever.from_defaults")
@@ -341,20 +347,42 @@ class TreehopRetriever(BaseRetriever):
                 )
             if llm is not None:
                 opts["llm"] = LlamaIndexLLM(llm)
-            client = Treehop(path, **opts)
+            client = opened = Treehop(path, **opts)
         elif any(x is not None for x in (embed_model, llm, path, client_kwargs)):
             raise InvalidQueryError(
                 "path, embed_model, llm and client_kwargs configure a new client; they cannot "
                 "be combined with an existing client"
             )
-        if documents:
-            if is_knowledge_source(client):
-                raise InvalidQueryError(
-                    f"a {type(client).__name__} is read-only: add documents to it with its own "
-                    "service, not with documents="
-                )
-            add_documents(client, documents)
-        return cls(client, **kwargs)
+        try:
+            if documents:
+                if is_knowledge_source(client):
+                    raise InvalidQueryError(
+                        f"a {type(client).__name__} is read-only: add documents to it with its "
+                        "own service, not with documents="
+                    )
+                add_documents(client, documents)
+            retriever = cls(client, **kwargs)
+        except BaseException:
+            if opened is not None:  # (a refused argument left the opened store open)
+                opened.close()
+            raise
+        retriever._opened = opened
+        return retriever
+
+    # ------------------------------------------------------------------ lifecycle
+    def close(self) -> None:
+        """Save and close the client :meth:`from_defaults` opened for this retriever (its
+        store's files and threads released); a later query raises
+        :class:`~treehop.errors.ClientClosedError`. A client you passed is yours to close:
+        it is left open. Calling it again does nothing."""
+        if self._opened is not None:
+            self._opened.close()
+
+    async def aclose(self) -> None:
+        """:meth:`close` from async code, in a worker thread (the save must not stall the
+        event loop)."""
+        if self._opened is not None:
+            await asyncio.to_thread(self._opened.close)
 
     @property
     def client(self) -> RetrieverClient:
