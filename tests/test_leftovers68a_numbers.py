@@ -23,7 +23,6 @@ from typing import Any
 import numpy as np
 import pytest
 from hypothesis import given
-from hypothesis import strategies as st
 
 from treehop.errors import InvalidFilterError, StoreError
 from treehop.filters import MetadataFilter
@@ -31,21 +30,7 @@ from treehop.stores.base import Scope
 from treehop.stores.embedded import EmbeddedStore
 from treehop.stores.milvus import MilvusStore
 
-from treehop_test_doubles import store_leaf, unit_vectors
-
-_INTS: list[Any] = [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32]
-_INTS.append(np.uint64)
-
-
-@st.composite
-def _numpy_number(draw: st.DrawFn) -> Any:
-    """A numpy real scalar of any width, finite or not."""
-    if draw(st.booleans()):
-        kind: Any = draw(st.sampled_from(_INTS))
-        info = np.iinfo(kind)
-        return kind(draw(st.integers(int(info.min), int(info.max))))
-    kind, width = draw(st.sampled_from([(np.float16, 16), (np.float32, 32), (np.float64, 64)]))
-    return kind(draw(st.floats(width=width)))  # type: ignore[arg-type]
+from treehop_test_doubles import numpy_real_scalars, store_leaf, unit_vectors
 
 
 def _parsed(spec: dict[str, Any]) -> object:
@@ -73,7 +58,7 @@ def _no_numpy(spec: Any) -> bool:
     return not isinstance(spec, np.generic)
 
 
-@given(_numpy_number())
+@given(numpy_real_scalars())
 def test_a_numpy_range_bound_is_the_python_number_it_equals(value: Any) -> None:
     # 05a7cdf8: np.int64(3) (any numpy integer, np.float16, np.float32): "bound 'gt' must be
     # a finite number within float range, got np.int64(3)"; an np.float64 was kept as it was
@@ -156,7 +141,7 @@ def test_milvus_refuses_a_filter_cache_number_naming_it_before_any_write(
     milvus_client: Any, kw: dict[str, Any]
 ) -> None:
     # 05a7cdf8: every value kept as given (the store and its state collection created); a
-    # string ttl failed at the first filtered search with Python's raw TypeError
+    # string ttl failed at the second filtered search (the cache's first hit) with a raw TypeError
     name = next(iter(kw))
     collection = f"refused_{abs(hash(repr(kw))) % 10**8}"
     with pytest.raises(StoreError, match=f"^{name} must be") as info:
@@ -176,8 +161,8 @@ def test_milvus_takes_numpy_filter_cache_numbers_as_python_ones(milvus_client: A
         client=milvus_client,
         collection="numpy_cache",
         dimension=8,
-        filter_cache_ttl_s=np.float32(0.5),
-        max_client_side_matches=np.int64(1),
+        filter_cache_ttl_s=np.float32(0.5),  # type: ignore[arg-type]
+        max_client_side_matches=np.int64(1),  # type: ignore[arg-type]
     )
     assert type(store._ttl) is float and store._ttl == 0.5
     assert type(store._max_matches) is int and store._max_matches == 1

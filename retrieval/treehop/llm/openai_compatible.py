@@ -84,9 +84,9 @@ async def _loop_guard(
     """Ties ``client``, an async pool, to the life of the loop that first runs this generator:
     its ``finally`` closes the client on that loop when the loop finalises its async
     generators (``asyncio.run`` does before it closes the loop), or when the generator is
-    dropped while its loop still runs (asyncio's finaliser hook schedules it there). The
-    embedder's rule (:meth:`~treehop.embedders.openai_compatible.OpenAICompatibleEmbedder.
-    _async_client`). The model is held weakly, so a model dropped is collected as before."""
+    dropped while its loop still runs (asyncio's finaliser hook schedules it there): the
+    embedder's rule (``OpenAICompatibleEmbedder._loop_guard``). The model is held weakly,
+    so a model dropped is still freed at once, not left to the cycle collector."""
     try:
         yield
     finally:

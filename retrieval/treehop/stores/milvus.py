@@ -314,7 +314,7 @@ class MilvusStore:
             # integer is an integer, a bool or a float is not; the Python int is kept)
             dimension = int(check_number("dimension", dimension, 2, integer=True))
         # (checked as the VikingDB store checks its own, before any connection: any value
-        # was kept, a string included, and failed at the first filtered search with Python's
+        # was kept, a string included, and failed at the filter cache's first hit with Python's
         # raw TypeError, ``now - created <= "5"``; helper leftovers68a)
         ttl = float(check_number("filter_cache_ttl_s", filter_cache_ttl_s, 0))
         max_matches = int(
