@@ -26,6 +26,7 @@ import os
 import threading
 import weakref
 from collections.abc import AsyncGenerator, Mapping, Sequence
+from contextlib import suppress
 from typing import Any
 
 import httpx
@@ -76,6 +77,16 @@ def resolve_base_url(base_url: str | None) -> str:
 def resolve_api_key(api_key: str | SecretStr | None) -> SecretStr | None:
     """The explicit key, else the first non-empty env var of :data:`API_KEY_ENV_VARS`."""
     return resolve_secret(api_key, API_KEY_ENV_VARS, error=LLMError)
+
+
+def _close_on_its_loop(client: httpx.AsyncClient, loop: asyncio.AbstractEventLoop) -> None:
+    """Close ``client`` on ``loop``, the loop its pooled connections belong to, if that loop
+    runs (a sync client's loop thread, the integrations' shared loop); from any thread, never
+    waiting. A loop that is closed or stopped cannot close them: they are left as before."""
+    if loop.is_closed() or not loop.is_running():
+        return
+    with suppress(RuntimeError):  # (closed meanwhile)
+        asyncio.run_coroutine_threadsafe(client.aclose(), loop)
 
 
 async def _loop_guard(
@@ -258,6 +269,14 @@ class OpenAICompatibleLLM(BaseLLM):
             # (the pool of another loop, replaced: its guard, dropped here, is closed on
             # that loop if it still runs, else it was closed when that loop ended)
             self._aclient, self._aclient_loop, self._aclient_guard = client, loop, guard
+        # Also closed on its loop when this model is dropped (helper leftovers67a). Why
+        # both: a model dropped in a reference cycle takes its guard into the collector's
+        # garbage with it, and the pool's sockets too where nothing else holds them (a
+        # connection not reading is not in the loop's selector), so the collector
+        # finalised them ("unclosed socket") before the guard's close could run; the
+        # finaliser's registry holds the client, keeping it out of that garbage.
+        closer = weakref.finalize(self, _close_on_its_loop, client, loop)
+        closer.atexit = False  # (at exit the loop is going: nothing to schedule)
         return client
 
     def complete(self, messages: Sequence[ChatMessage], *, json_mode: bool = False) -> str:
