@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from hypothesis import strategies as st
 
 from treehop import Treehop
 from treehop.descent import Candidate, Score
@@ -668,3 +669,27 @@ def two_note_index(idx: Path) -> Path:
         )
     assert index_files_open(idx) == []
     return idx
+
+
+_NUMPY_INTS: list[Any] = [
+    np.int8,
+    np.int16,
+    np.int32,
+    np.int64,
+    np.uint8,
+    np.uint16,
+    np.uint32,
+    np.uint64,
+]
+
+
+@st.composite
+def numpy_real_scalars(draw: st.DrawFn) -> Any:
+    """A numpy real scalar of any width, finite or not (what a bound computed with numpy
+    is: the LangChain filter's and the core filter's numpy tests)."""
+    if draw(st.booleans()):
+        kind: Any = draw(st.sampled_from(_NUMPY_INTS))
+        info = np.iinfo(kind)
+        return kind(draw(st.integers(int(info.min), int(info.max))))
+    kind, width = draw(st.sampled_from([(np.float16, 16), (np.float32, 32), (np.float64, 64)]))
+    return kind(draw(st.floats(width=width)))  # type: ignore[arg-type]

@@ -1625,9 +1625,36 @@ class TreeWriter:
         n = FIRST_CHILDREN_PAGE
         while True:
             kids: list[Node] = await self.io(head, uri, n)
-            if len(kids) < n or enough(name, children_summaries(kids), None):
+            if len(kids) < n or await self._children_enough(enough, name, kids):
                 return kids
             n *= 4
+
+    async def _children_enough(
+        self, enough: Callable[..., object], name: str, kids: Sequence[Node]
+    ) -> bool:
+        """The summariser's ``directory_children_enough`` of ``kids``, called as its other
+        methods are: through :func:`treehop._plugins.call` (what it raises is an
+        :class:`~treehop.errors.IngestError` naming it, its call is named by a queued write's
+        lock-timeout error), in a worker thread unless it is treehop's own summariser
+        (microseconds), as :meth:`_refresh_one`'s summary is. An answer that is not a bool
+        is refused (a ``"no"`` string is true).
+
+        Why (helper leftovers68a; helper leftovers67a's open item): it was called on the
+        event loop outside ``call``, so a caller's raised its own exception out of the write,
+        and a slow one stalled the client unnamed."""
+        summaries = children_summaries(kids)
+        if type(self.summarizer) is ExtractiveSummarizer:
+            out = call("the summarizer", IngestError, enough, name, summaries, None)
+        else:
+            out = await asyncio.to_thread(
+                call, "the summarizer", IngestError, enough, name, summaries, None
+            )
+        if not isinstance(out, bool | np.bool_):
+            raise IngestError(
+                "the summarizer's directory_children_enough must answer True or False; "
+                f"got {type(out).__name__[:100]}"
+            )
+        return bool(out)
 
     async def route_directories(self, target: str) -> None:
         """Give the directories of ``target``'s subtree (and its ancestors) routing vectors that

@@ -25,7 +25,7 @@ import asyncio
 import os
 import threading
 import weakref
-from collections.abc import Mapping, Sequence
+from collections.abc import AsyncGenerator, Mapping, Sequence
 from contextlib import suppress
 from typing import Any
 
@@ -89,6 +89,24 @@ def _close_on_its_loop(client: httpx.AsyncClient, loop: asyncio.AbstractEventLoo
         asyncio.run_coroutine_threadsafe(client.aclose(), loop)
 
 
+async def _loop_guard(
+    client: httpx.AsyncClient, owner: weakref.ref[OpenAICompatibleLLM]
+) -> AsyncGenerator[None, None]:
+    """Ties ``client``, an async pool, to the life of the loop that first runs this generator:
+    its ``finally`` closes the client on that loop when the loop finalises its async
+    generators (``asyncio.run`` does before it closes the loop), or when the generator is
+    dropped while its loop still runs (asyncio's finaliser hook schedules it there): the
+    embedder's rule (``OpenAICompatibleEmbedder._loop_guard``). The model is held weakly,
+    so a model dropped is still freed at once, not left to the cycle collector."""
+    try:
+        yield
+    finally:
+        model = owner()
+        if model is not None and model._aclient is client:
+            model._aclient = model._aclient_loop = model._aclient_guard = None
+        await client.aclose()
+
+
 class OpenAICompatibleLLM(BaseLLM):
     """Chat completions over HTTP with timeouts and bounded retries on 429/5xx.
 
@@ -102,8 +120,9 @@ class OpenAICompatibleLLM(BaseLLM):
 
     Connections are pooled: call :meth:`close` / :meth:`aclose` (or use ``with`` / ``async
     with``). The async pool belongs to the event loop that opened it; a call from another loop
-    opens a new pool, and a pool left open when its loop ended can only be reclaimed by the
-    garbage collector, so ``await aclose()`` before the loop ends.
+    opens a new pool. A pool not closed is closed on its loop when that loop finalises its
+    async generators (``asyncio.run`` does, before it closes the loop), or when the model is
+    dropped or the pool replaced while its loop runs; ``await aclose()`` closes it at once.
     """
 
     def __init__(
@@ -157,8 +176,9 @@ class OpenAICompatibleLLM(BaseLLM):
         # per running loop (a new ``asyncio.run`` gets a fresh client instead of a dead pool).
         self._aclient: httpx.AsyncClient | None = None
         self._aclient_loop: asyncio.AbstractEventLoop | None = None
+        self._aclient_guard: AsyncGenerator[None, None] | None = None  # (:func:`_loop_guard`)
 
-    _POOLS = ("_client", "_aclient", "_aclient_loop")
+    _POOLS = ("_client", "_aclient", "_aclient_loop", "_aclient_guard")
 
     def __getstate__(self) -> dict[str, Any]:
         """Pickled without its lock and connection pools (:func:`state_without_pools`): a
@@ -231,23 +251,33 @@ class OpenAICompatibleLLM(BaseLLM):
                 self._client = sync_client(self.timeout_s, owner=self)  # (closed when dropped)
             return self._client
 
-    def _async_client(self) -> httpx.AsyncClient:
+    async def _async_client(self) -> httpx.AsyncClient:
         loop = asyncio.get_running_loop()
         with self._lock:
-            if self._aclient is None or self._aclient_loop is not loop:
-                if self._aclient is not None and self._aclient_loop is not None:
-                    # (the previous client's loop: closed there if it still runs, else, a
-                    # closed loop, left to the garbage collector as nothing can close it)
-                    _close_on_its_loop(self._aclient, self._aclient_loop)
-                self._aclient = httpx.AsyncClient(timeout=self.timeout_s)
-                self._aclient_loop = loop
-                # Closed on its loop when this model is dropped without ``aclose()`` (a
-                # retriever's or a client's planner, dropped with it): its pooled socket was
-                # a ResourceWarning at whatever later moment the garbage collector came
-                # (helper leftovers67a; the sync pool's rule, :func:`sync_client`'s owner).
-                closer = weakref.finalize(self, _close_on_its_loop, self._aclient, loop)
-                closer.atexit = False  # (at exit the loop is going: nothing to schedule)
-            return self._aclient
+            if self._aclient is not None and self._aclient_loop is loop:
+                return self._aclient
+        # A new pool for this loop, tied to the loop's life by :func:`_loop_guard` (helper
+        # leftovers68a). Why: ``asyncio.run(llm.acomplete(...))`` then ``llm.close()`` left the
+        # pool of a closed loop, which nothing can close any more, to the garbage collector
+        # (an unclosed socket and transport: stop 67's last four ResourceWarnings). The
+        # guard's first step runs to its ``yield`` without suspending, so this coroutine is
+        # not interleaved with another of the same loop.
+        client = httpx.AsyncClient(timeout=self.timeout_s)
+        guard = _loop_guard(client, weakref.ref(self))
+        await guard.__anext__()
+        with self._lock:
+            # (the pool of another loop, replaced: its guard, dropped here, is closed on
+            # that loop if it still runs, else it was closed when that loop ended)
+            self._aclient, self._aclient_loop, self._aclient_guard = client, loop, guard
+        # Also closed on its loop when this model is dropped (helper leftovers67a). Why
+        # both: a model dropped in a reference cycle takes its guard into the collector's
+        # garbage with it, and the pool's sockets too where nothing else holds them (a
+        # connection not reading is not in the loop's selector), so the collector
+        # finalised them ("unclosed socket") before the guard's close could run; the
+        # finaliser's registry holds the client, keeping it out of that garbage.
+        closer = weakref.finalize(self, _close_on_its_loop, client, loop)
+        closer.atexit = False  # (at exit the loop is going: nothing to schedule)
+        return client
 
     def complete(self, messages: Sequence[ChatMessage], *, json_mode: bool = False) -> str:
         body = self.payload(messages, json_mode=json_mode)
@@ -269,7 +299,7 @@ class OpenAICompatibleLLM(BaseLLM):
         body = self.payload(messages, json_mode=json_mode)
         try:
             response = await arequest(
-                self._async_client(),
+                await self._async_client(),
                 "POST",
                 self._request_url(),
                 json=body,
@@ -289,11 +319,13 @@ class OpenAICompatibleLLM(BaseLLM):
             client.close()
 
     async def aclose(self) -> None:
-        """Close both pools; safe to call twice."""
+        """Close both pools; safe to call twice. The async pool of another loop is closed
+        on that loop (dropping its guard schedules it there) if the loop still runs."""
         with self._lock:
-            aclient, self._aclient, self._aclient_loop = self._aclient, None, None
-        if aclient is not None:
-            await aclient.aclose()
+            guard, loop = self._aclient_guard, self._aclient_loop
+            self._aclient = self._aclient_loop = self._aclient_guard = None
+        if guard is not None and loop is asyncio.get_running_loop():
+            await guard.aclose()  # its ``finally`` closes the client
         self.close()
 
     def __enter__(self) -> OpenAICompatibleLLM:

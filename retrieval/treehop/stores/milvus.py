@@ -313,6 +313,13 @@ class MilvusStore:
             # (the stores' one number rule, :func:`~treehop.stores.base.check_number`: a numpy
             # integer is an integer, a bool or a float is not; the Python int is kept)
             dimension = int(check_number("dimension", dimension, 2, integer=True))
+        # (checked as the VikingDB store checks its own, before any connection: any value
+        # was kept, a string included, and failed at the filter cache's first hit with Python's
+        # raw TypeError, ``now - created <= "5"``; helper leftovers68a)
+        ttl = float(check_number("filter_cache_ttl_s", filter_cache_ttl_s, 0))
+        max_matches = int(
+            check_number("max_client_side_matches", max_client_side_matches, 1, integer=True)
+        )
         self.collection = collection
         self.state_collection = f"{collection}_state"
         self.uri = uri
@@ -338,8 +345,8 @@ class MilvusStore:
         self._search_params = dict(search_params or {})
         self._fusion = hybrid_fusion
         self._flush_on_save = flush_on_save
-        self._ttl = filter_cache_ttl_s
-        self._max_matches = max_client_side_matches
+        self._ttl = ttl
+        self._max_matches = max_matches
         self._analyzer = dict(analyzer_params) if analyzer_params is not None else None
         self._lock = threading.RLock()
         self._version = 0

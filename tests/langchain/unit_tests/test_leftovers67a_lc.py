@@ -19,7 +19,6 @@ from typing import Any
 import numpy as np
 import pytest
 from hypothesis import given
-from hypothesis import strategies as st
 from langchain_core.documents import Document
 
 from langchain_treehop import TreehopVectorStore
@@ -27,28 +26,7 @@ from langchain_treehop.filters import to_treehop_filter
 from treehop.errors import InvalidFilterError
 
 from lc_helpers import WordHashEmbeddings
-
-_INTS: list[Any] = [
-    np.int8,
-    np.int16,
-    np.int32,
-    np.int64,
-    np.uint8,
-    np.uint16,
-    np.uint32,
-    np.uint64,
-]
-
-
-@st.composite
-def _numpy_number(draw: st.DrawFn) -> Any:
-    """A numpy real scalar of any width, finite or not."""
-    if draw(st.booleans()):
-        kind: Any = draw(st.sampled_from(_INTS))
-        info = np.iinfo(kind)
-        return kind(draw(st.integers(int(info.min), int(info.max))))
-    kind, width = draw(st.sampled_from([(np.float16, 16), (np.float32, 32), (np.float64, 64)]))
-    return kind(draw(st.floats(width=width)))  # type: ignore[arg-type]
+from treehop_test_doubles import numpy_real_scalars
 
 
 def _outcome(spec: dict[str, Any]) -> object:
@@ -70,7 +48,7 @@ def _conditions(value: Any) -> list[dict[str, Any]]:
     ]
 
 
-@given(_numpy_number())
+@given(numpy_real_scalars())
 def test_a_numpy_number_in_a_langchain_filter_is_the_python_number_it_equals(value: Any) -> None:
     # 2bd9fe6d: np.int64(3) (any numpy integer, np.float16, np.float32) as a range bound:
     # "treehop compares ranges on numbers"; an np.float64 went through to the core as it was
