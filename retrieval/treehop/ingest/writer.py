@@ -1576,18 +1576,9 @@ class TreeWriter:
         (None: its description did not change)."""
         name = uri.rsplit("/", 1)[-1]
         kids = await self._children_to_describe(uri, name)
-        if type(self.summarizer) is ExtractiveSummarizer:  # (treehop's own: microseconds)
-            abstract, overview = summarize_ancestor(self.summarizer, uri, name, kids)
-        else:
-            # A caller's summarizer (an LLM's call, seconds) runs in a worker thread, as the
-            # build's calls of it do. Why: called on the event loop it stalled every other
-            # call of the client for as long as it ran, and a write of this client queued
-            # behind this one could not notice its ``lock_timeout`` pass (it waited the
-            # whole call out, where a slow tagger's or embedder's call fails it, naming the
-            # call: helper leftovers67a).
-            abstract, overview = await asyncio.to_thread(
-                summarize_ancestor, self.summarizer, uri, name, kids
-            )
+        abstract, overview = await self._summarizing(
+            summarize_ancestor, self.summarizer, uri, name, kids
+        )
         level = Level.ABSTRACT if urimod.parent_of(uri) is None else Level.OVERVIEW
         node = finalize(
             Node(
@@ -1629,26 +1620,34 @@ class TreeWriter:
                 return kids
             n *= 4
 
+    async def _summarizing(self, fn: Callable[..., _T], *args: Any) -> _T:
+        """``fn(*args)``, a call of the summarizer's: inline for treehop's own
+        (:class:`ExtractiveSummarizer`, microseconds), in a worker thread for a caller's (an
+        LLM's call, seconds), as the build's calls of it are. Why: called on the event loop a
+        caller's stalled every other call of the client for as long as it ran, and a write of
+        this client queued behind this one could not notice its ``lock_timeout`` pass (it
+        waited the whole call out, where a slow tagger's or embedder's call fails it, naming
+        the call: helpers leftovers67a / leftovers68a)."""
+        if type(self.summarizer) is ExtractiveSummarizer:
+            return fn(*args)
+        return await asyncio.to_thread(fn, *args)
+
     async def _children_enough(
         self, enough: Callable[..., object], name: str, kids: Sequence[Node]
     ) -> bool:
         """The summariser's ``directory_children_enough`` of ``kids``, called as its other
         methods are: through :func:`treehop._plugins.call` (what it raises is an
         :class:`~treehop.errors.IngestError` naming it, its call is named by a queued write's
-        lock-timeout error), in a worker thread unless it is treehop's own summariser
-        (microseconds), as :meth:`_refresh_one`'s summary is. An answer that is not a bool
-        is refused (a ``"no"`` string is true).
+        lock-timeout error), off the event loop as the summary is (:meth:`_summarizing`).
+        An answer that is not a bool is refused (a ``"no"`` string is true).
 
         Why (helper leftovers68a; helper leftovers67a's open item): it was called on the
         event loop outside ``call``, so a caller's raised its own exception out of the write,
         and a slow one stalled the client unnamed."""
         summaries = children_summaries(kids)
-        if type(self.summarizer) is ExtractiveSummarizer:
-            out = call("the summarizer", IngestError, enough, name, summaries, None)
-        else:
-            out = await asyncio.to_thread(
-                call, "the summarizer", IngestError, enough, name, summaries, None
-            )
+        out = await self._summarizing(
+            call, "the summarizer", IngestError, enough, name, summaries, None
+        )
         if not isinstance(out, bool | np.bool_):
             raise IngestError(
                 "the summarizer's directory_children_enough must answer True or False; "
