@@ -13058,18 +13058,34 @@ def _rst_docs_faq(
     text, qa = split_cython_faq(faq_path.read_text(encoding="utf-8"))
     faq_rel = faq.removesuffix(".rst") + ".md"
     files = {faq_rel: text}
-    left = {faq, *skip}
+    too_long = _doc_pages(files, doc, ".rst", rst_to_markdown, {faq, *skip}, skip_under, limit)
+    return files, _faq_questions(name, qa, faq_rel), qa, too_long
+
+
+def _doc_pages(
+    files: dict[str, str],
+    doc: Path,
+    suffix: str,
+    convert: Callable[[str], str],
+    left: set[str],
+    skip_under: tuple[str, ...],
+    limit: int,
+) -> list[str]:
+    """Every ``*<suffix>`` page under ``doc`` but those in ``left`` and under a prefix of
+    ``skip_under``, through ``convert``, added to ``files`` as ``<page>.md`` in path order;
+    returns the pages left out for being over ``limit`` characters once converted. The one
+    walk every sdist documentation set (reStructuredText or markdown) reads its tree with."""
     too_long: list[str] = []
-    for path in sorted(doc.rglob("*.rst")):
+    for path in sorted(doc.rglob(f"*{suffix}")):
         rel = path.relative_to(doc).as_posix()
         if rel in left or rel.startswith(skip_under):
             continue
-        page = rst_to_markdown(path.read_text(encoding="utf-8", errors="replace"))
+        page = convert(path.read_text(encoding="utf-8", errors="replace"))
         if len(page) > limit:
             too_long.append(rel)
             continue
-        files[rel.removesuffix(".rst") + ".md"] = page
-    return files, _faq_questions(name, qa, faq_rel), qa, too_long
+        files[rel.removesuffix(suffix) + ".md"] = page
+    return too_long
 
 
 def cython_faq_set() -> NaturalSet:
@@ -13336,17 +13352,7 @@ def _markdown_docs_faq(
         files[faq] = text
         asked += _faq_questions(name, qa, faq)
         qa_all += qa
-    left = {*faqs, *skip}
-    too_long: list[str] = []
-    for path in sorted(doc.rglob("*.md")):
-        rel = path.relative_to(doc).as_posix()
-        if rel in left or rel.startswith(skip_under):
-            continue
-        page = myst_to_markdown(path.read_text(encoding="utf-8", errors="replace"))
-        if len(page) > limit:
-            too_long.append(rel)
-            continue
-        files[rel] = page
+    too_long = _doc_pages(files, doc, ".md", myst_to_markdown, {*faqs, *skip}, skip_under, limit)
     return files, asked, qa_all, too_long
 
 
