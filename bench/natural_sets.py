@@ -398,6 +398,12 @@ change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py
   question deleted by the cython-faq rule (:func:`split_cython_faq`, unchanged), beside the
   docs' other ``.rst`` pages as markdown, the release notes out (:func:`falcon_faq_set`).
   Built in stop 67 and measured once: an untuned check (helper heldout72).
+* ``jupyterhub-faq``: JupyterHub's FAQ (the PyPI sdist ``jupyterhub`` 6.1.1,
+  ``docs/source/faq/``: three MyST markdown pages, ~33 questions under audience and
+  problem groups): every question deleted by the cython-faq rule read on markdown
+  (:func:`split_markdown_faq`), each page kept, beside the docs' other ``.md`` pages, the
+  changelog out (:func:`jupyterhub_faq_set`). Built in stop 68 and measured once: an
+  untuned check (helper heldout74).
 * ``xboard-faq``: XBoard and WinBoard's FAQ (Debian ``xboard``, ``FAQ.html``: hand-written
   HTML, ~60 labelled ``<h3>`` questions under four ``<h2>`` groups): every question and the
   contents lists deleted (:func:`split_xboard_faq`), beside the engine protocol page, the
@@ -546,6 +552,7 @@ HELD_OUT_SETS = (
     "cython-faq",
     "ansible-faq",
     "falcon-faq",
+    "jupyterhub-faq",
 )
 """Natural-question sets that no screening script reads by default (``--sets`` names them):
 measured once per change as an untuned check of whether a method chosen on the sets above
@@ -12995,15 +13002,30 @@ def split_cython_faq(rst: str) -> tuple[str, list[tuple[str, str, str]]]:
     pass over the lines."""
     lines = rst_to_markdown(rst).split("\n")
     heads = [(k, m) for k, line in enumerate(lines) if (m := _HEADING.match(line))]
+    return _split_asking_headings(lines, heads, rst_plain, {})
+
+
+def _split_asking_headings(
+    lines: list[str],
+    heads: list[tuple[int, re.Match[str]]],
+    plain: Callable[[str], str],
+    seen: dict[str, int],
+) -> tuple[str, list[tuple[str, str, str]]]:
+    """The cython-faq rule over a page's lines and its headings (``heads``: (line index,
+    :data:`_HEADING` match), in order): a heading of level 2 or deeper, not inside an open
+    question, asks when ``plain(title)`` ends with "?" (closing quotes and brackets aside) and
+    it has text of its own before the next heading; its answer runs to the next heading of
+    its level or higher. One copy for every page shape the rule reads (reStructuredText
+    through :func:`rst_to_markdown`, markdown through :func:`split_markdown_faq`), so that
+    the rule cannot drift between them. ``seen`` counts ids across the pages of one set."""
     starts = [k for k, _ in heads] + [len(lines)]
     levels = [len(m.group(1)) for _, m in heads]
     parts = ["\n".join(lines[: starts[0]]).strip()]
     qa: list[tuple[str, str, str]] = []
-    seen: dict[str, int] = {}
     j = 0
     while j < len(heads):
         (k, m), level = heads[j], levels[j]
-        question = rst_plain(m.group(2))
+        question = plain(m.group(2))
         own = "\n".join(lines[k + 1 : starts[j + 1]]).strip()
         nxt = j + 1
         if level >= 2 and own and question.rstrip(_CY_TRAILING).endswith("?"):
@@ -13036,18 +13058,34 @@ def _rst_docs_faq(
     text, qa = split_cython_faq(faq_path.read_text(encoding="utf-8"))
     faq_rel = faq.removesuffix(".rst") + ".md"
     files = {faq_rel: text}
-    left = {faq, *skip}
+    too_long = _doc_pages(files, doc, ".rst", rst_to_markdown, {faq, *skip}, skip_under, limit)
+    return files, _faq_questions(name, qa, faq_rel), qa, too_long
+
+
+def _doc_pages(
+    files: dict[str, str],
+    doc: Path,
+    suffix: str,
+    convert: Callable[[str], str],
+    left: set[str],
+    skip_under: tuple[str, ...],
+    limit: int,
+) -> list[str]:
+    """Every ``*<suffix>`` page under ``doc`` but those in ``left`` and under a prefix of
+    ``skip_under``, through ``convert``, added to ``files`` as ``<page>.md`` in path order;
+    returns the pages left out for being over ``limit`` characters once converted. The one
+    walk every sdist documentation set (reStructuredText or markdown) reads its tree with."""
     too_long: list[str] = []
-    for path in sorted(doc.rglob("*.rst")):
+    for path in sorted(doc.rglob(f"*{suffix}")):
         rel = path.relative_to(doc).as_posix()
         if rel in left or rel.startswith(skip_under):
             continue
-        page = rst_to_markdown(path.read_text(encoding="utf-8", errors="replace"))
+        page = convert(path.read_text(encoding="utf-8", errors="replace"))
         if len(page) > limit:
             too_long.append(rel)
             continue
-        files[rel.removesuffix(".rst") + ".md"] = page
-    return files, _faq_questions(name, qa, faq_rel), qa, too_long
+        files[rel.removesuffix(suffix) + ".md"] = page
+    return too_long
 
 
 def cython_faq_set() -> NaturalSet:
@@ -13210,6 +13248,177 @@ def falcon_faq_set() -> NaturalSet:
     )
 
 
+# --------------------------------------------------------------------------------------
+# A PyPI sdist's multi-page markdown FAQ, read by the cython-faq rule (JupyterHub)
+# --------------------------------------------------------------------------------------
+
+_MD_FENCE = re.compile(r"^(`{3,}|~{3,})")
+_MYST_TARGET = re.compile(r"^\([^()\s]+\)=\s*$")
+_MYST_ROLE = re.compile(r"\{[\w:.+-]+\}`([^`<]*?)\s*(?:<[^`>]*>)?`")
+_MD_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+
+
+def _fenced(lines: Sequence[str]) -> list[bool]:
+    """For each line, whether it is a fence line or inside fenced code (```` ``` ```` or
+    ``~~~``, closed by a line of the same character at least as long and nothing after it,
+    as CommonMark closes one): a ``#`` line there is code or a directive's text, not a
+    heading. An unclosed fence runs to the end. One pass."""
+    out: list[bool] = []
+    fence = ""
+    for line in lines:
+        m = _MD_FENCE.match(line)
+        if fence:
+            out.append(True)
+            if m and line.strip() == m.group(1) and m.group(1)[0] == fence[0]:
+                fence = "" if len(m.group(1)) >= len(fence) else fence
+        else:
+            out.append(bool(m))
+            fence = m.group(1) if m else ""
+    return out
+
+
+def myst_to_markdown(text: str) -> str:
+    """A MyST / markdown documentation source -> the text a reader gets, as
+    :func:`rst_to_markdown` does for reStructuredText: a YAML front matter block at the top
+    (page options; its ``#`` comments would read as headings) and the internal targets
+    (``(label)=`` lines, MyST's ``.. _label:``) go; every other line is kept as written,
+    fenced code untouched. One pass over the lines."""
+    lines = text.replace("\r\n", "\n").split("\n")
+    if lines and lines[0].strip() == "---":
+        end = next((k for k in range(1, len(lines)) if lines[k].strip() == "---"), None)
+        if end is not None:
+            lines = lines[end + 1 :]
+    fenced = _fenced(lines)
+    kept = [
+        line.rstrip()
+        for line, f in zip(lines, fenced, strict=True)
+        if f or not _MYST_TARGET.match(line)
+    ]
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(kept)).strip() + "\n"
+
+
+def markdown_plain(text: str) -> str:
+    """A markdown / MyST heading as a reader types it: roles (``{ref}`the docs <label>```)
+    and links (``[text](url)``) to their text, inline code and emphasis marks gone."""
+    text = _MYST_ROLE.sub(r"\1", text)
+    text = _MD_LINK.sub(r"\1", text)
+    text = re.sub(r"`([^`]*)`", r"\1", text)
+    text = re.sub(r"(\*\*|__)(.+?)\1", r"\2", text)
+    return _norm(text.replace("\\", ""))
+
+
+def split_markdown_faq(
+    md: str, seen: dict[str, int] | None = None
+) -> tuple[str, list[tuple[str, str, str]]]:
+    """A markdown FAQ page -> (the page without its questions, [(id, question, answer)]),
+    by the cython-faq rule unchanged (:func:`_split_asking_headings`): the page through
+    :func:`myst_to_markdown`, its ``#`` headings outside fenced code in order; a heading
+    below the title asks when its title (:func:`markdown_plain`) ends with "?" and it has
+    text of its own, outside an open question; the answer, kept in the page, runs to the
+    next heading of its level or higher. ``seen``: ids counted across the pages of one set
+    (a repeat ``-2``)."""
+    lines = myst_to_markdown(md).split("\n")
+    fenced = _fenced(lines)
+    heads = [
+        (k, m) for k, line in enumerate(lines) if not fenced[k] and (m := _HEADING.match(line))
+    ]
+    return _split_asking_headings(lines, heads, markdown_plain, {} if seen is None else seen)
+
+
+def _markdown_docs_faq(
+    name: str,
+    doc: Path,
+    faqs: Sequence[str],
+    skip: Sequence[str],
+    skip_under: tuple[str, ...],
+    limit: int,
+) -> tuple[dict[str, str], list[NaturalQuestion], list[tuple[str, str, str]], list[str]]:
+    """An sdist's markdown documentation sources (``doc``) read as a set's corpus, as
+    :func:`_rst_docs_faq` reads reStructuredText ones: every FAQ page of ``faqs`` split by
+    :func:`split_markdown_faq` (its questions deleted, the page kept; ids counted across the
+    pages), every other ``*.md`` under ``doc`` through :func:`myst_to_markdown`, but the
+    pages ``skip``, those under a prefix of ``skip_under`` and those over ``limit``
+    characters. Returns (files, questions, the splitter's ``[(id, question, answer)]`` over
+    all FAQ pages, the pages left out as too long). Raises ``FileNotFoundError`` without an
+    FAQ page."""
+    files: dict[str, str] = {}
+    asked: list[NaturalQuestion] = []
+    qa_all: list[tuple[str, str, str]] = []
+    seen: dict[str, int] = {}
+    for faq in faqs:
+        if not (doc / faq).is_file():
+            raise FileNotFoundError(f"no {faq} under {doc}")
+        text, qa = split_markdown_faq((doc / faq).read_text(encoding="utf-8"), seen)
+        files[faq] = text
+        asked += _faq_questions(name, qa, faq)
+        qa_all += qa
+    too_long = _doc_pages(files, doc, ".md", myst_to_markdown, {*faqs, *skip}, skip_under, limit)
+    return files, asked, qa_all, too_long
+
+
+JUPYTERHUB_PROJECT = "jupyterhub"
+JUPYTERHUB_VERSION = "6.1.1"
+JUPYTERHUB_DOC = f"jupyterhub-{JUPYTERHUB_VERSION}/docs/source"
+JUPYTERHUB_FAQS = ("faq/faq.md", "faq/institutional-faq.md", "faq/troubleshooting.md")
+"""JupyterHub's FAQ as its maintainers keep it: a folder of three MyST markdown pages
+(``docs/source/faq/``, beside an ``index.md`` that only lists them): "Frequently asked
+questions" (one question with three sub-sections), the "Institutional FAQ" (questions
+under four audience groups: "For all", "For management", "For IT", "For Technical Leads")
+and "Troubleshooting" (groups "Behavior", "Errors", "How do I...?" over problem reports and
+questions; the group "How do I...?" holds titles such as "Use a chained SSL certificate").
+Which title asks is decided by the cython-faq rule (:func:`split_markdown_faq`), not a
+list: the problem reports and the "How do I...?" group's bare titles stay in the pages."""
+JUPYTERHUB_SKIP = ("reference/changelog.md",)
+"""The documentation sources left out: the changelog (release entries, 409k characters), as
+the other sdist sets leave theirs out. Every other ``*.md`` under ``docs/source`` is in
+(tutorials, how-to guides, explanations, reference, RBAC, contributing);
+``_static/``, ``_templates/``, images, ``conf.py`` and the ``.txt`` word lists are out."""
+JUPYTERHUB_MAX_PAGE_CHARS = 150_000
+"""A converted page over this stays out and is named (the value the other sets use, not
+chosen for this set)."""
+
+
+def jupyterhub_faq_set() -> NaturalSet:
+    """JupyterHub's FAQ as its sdist ships it (PyPI ``jupyterhub`` :data:`JUPYTERHUB_VERSION`,
+    the three pages of ``docs/source/faq/`` :data:`JUPYTERHUB_FAQS`, MyST markdown: "Is
+    JupyterHub secure?", "How do I manage users?", "Why am I getting a Spawn failed error
+    message?") with every question deleted by the cython-faq rule read on markdown
+    (:func:`split_markdown_faq`), each page kept without its questions, beside every other
+    markdown page of the documentation (:data:`JUPYTERHUB_SKIP` out; each through
+    :func:`myst_to_markdown`, up to :data:`JUPYTERHUB_MAX_PAGE_CHARS`). The first
+    multi-page FAQ from a PyPI sdist, and the first markdown one. Fetched with
+    :func:`fetch_pypi_sdist`, offline first. Ids are the questions' slugs
+    (``jupyterhub-faq:is-jupyterhub-secure``). Entries whose answer is under
+    :data:`MIN_ANSWER_WORDS` words are left out and named. Built in stop 68 and measured
+    once, with no change to the retriever: an untuned check (helper heldout74)."""
+    root = fetch_pypi_sdist(JUPYTERHUB_PROJECT, JUPYTERHUB_VERSION)
+    files, asked, qa, too_long = _markdown_docs_faq(
+        "jupyterhub-faq",
+        root / JUPYTERHUB_DOC,
+        JUPYTERHUB_FAQS,
+        JUPYTERHUB_SKIP,
+        ("_",),
+        JUPYTERHUB_MAX_PAGE_CHARS,
+    )
+    return _judged_package_set(
+        "jupyterhub-faq",
+        root,
+        files,
+        asked,
+        lambda version, unjudged: (
+            f"JupyterHub FAQ from the PyPI sdist jupyterhub {version} (docs/source/"
+            f"{{{', '.join(JUPYTERHUB_FAQS)}}}, MyST markdown, {len(qa)} questions deleted by "
+            "the cython-faq rule: a heading below the title asks when it ends with '?' and has "
+            "its own text, outside an open question; group titles and problem reports kept) "
+            f"+ the docs' other .md pages ({len(files) - len(JUPYTERHUB_FAQS)} files; "
+            f"{', '.join(JUPYTERHUB_SKIP)} out; left out, over {JUPYTERHUB_MAX_PAGE_CHARS} "
+            f"chars: {', '.join(too_long) or 'none'}); answer = the text under a question up "
+            "to the next heading of its level or higher; left out, answer under "
+            f"{MIN_ANSWER_WORDS} words: {' | '.join(unjudged) or 'none'}"
+        ),
+    )
+
+
 BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "django-faq": lambda emb: django_faq_set(),
     "gitfaq": lambda emb: gitfaq_set(),
@@ -13295,6 +13504,7 @@ BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "cython-faq": lambda emb: cython_faq_set(),
     "ansible-faq": lambda emb: ansible_faq_set(),
     "falcon-faq": lambda emb: falcon_faq_set(),
+    "jupyterhub-faq": lambda emb: jupyterhub_faq_set(),
     "cranfield": cranfield_set,
     "pytest-derived": lambda emb: pytest_derived_set(),
 }
