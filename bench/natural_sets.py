@@ -13049,11 +13049,12 @@ def _rst_docs_faqs(
 ) -> tuple[dict[str, str], list[NaturalQuestion], list[tuple[str, str, str]], list[str]]:
     """:func:`_rst_docs_faq` for an FAQ kept as several pages (one per chapter, as PyX
     keeps its own): every page of ``faqs`` split by :func:`split_cython_faq`, each page's
-    questions found in its own ``<page>.md``; an id a page repeats from an earlier one gets
-    ``-2``, ``-3`` (:func:`_repeat_id`), so ids stay unique across pages and a one-page FAQ
-    keeps the ids its splitter gave. Every other ``*.rst`` under ``doc`` is read as
-    :func:`_rst_docs_faq` reads it. Raises ``FileNotFoundError`` naming the first FAQ page
-    that is missing, before anything is read."""
+    questions found in its own ``<page>.md``. Ids are the questions' slugs counted over all
+    the pages in order, a repeat ``-2``, ``-3`` (:func:`_repeat_id`, as the splitter counts
+    them on one page), so no two are alike across pages and a one-page FAQ keeps the ids its
+    splitter gave. Every other ``*.rst`` under ``doc`` is read as :func:`_rst_docs_faq` reads
+    it. Raises ``FileNotFoundError`` naming the first FAQ page that is missing, before
+    anything is read."""
     for faq in faqs:
         if not (doc / faq).is_file():
             raise FileNotFoundError(f"no {faq} under {doc}")
@@ -13065,7 +13066,7 @@ def _rst_docs_faqs(
         text, page_qa = split_cython_faq((doc / faq).read_text(encoding="utf-8"))
         faq_rel = faq.removesuffix(".rst") + ".md"
         files[faq_rel] = text
-        page_qa = [(_repeat_id(seen, k), q, a) for k, q, a in page_qa]
+        page_qa = [(_repeat_id(seen, _slug(q)), q, a) for _, q, a in page_qa]
         asked += _faq_questions(name, page_qa, faq_rel)
         qa += page_qa
     left = {*faqs, *skip}
