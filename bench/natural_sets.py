@@ -404,6 +404,11 @@ change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py
   (:func:`split_markdown_faq`), each page kept, beside the docs' other ``.md`` pages, the
   changelog out (:func:`jupyterhub_faq_set`). Built in stop 68 and measured once: an
   untuned check (helper heldout74).
+* ``pyx-faq``: PyX's FAQ (the PyPI sdist ``pyx`` 0.18, ``faq/*.rst``: eight
+  reStructuredText pages, ~42 questions over seven chapters): every question deleted by the
+  cython-faq rule on each page (:func:`split_cython_faq`, unchanged; :func:`_rst_docs_faqs`),
+  beside the reference manual's pages as markdown (:func:`pyx_faq_set`). Built in stop 68 and
+  measured once: an untuned check (helper heldout73).
 * ``xboard-faq``: XBoard and WinBoard's FAQ (Debian ``xboard``, ``FAQ.html``: hand-written
   HTML, ~60 labelled ``<h3>`` questions under four ``<h2>`` groups): every question and the
   contents lists deleted (:func:`split_xboard_faq`), beside the engine protocol page, the
@@ -553,6 +558,7 @@ HELD_OUT_SETS = (
     "ansible-faq",
     "falcon-faq",
     "jupyterhub-faq",
+    "pyx-faq",
 )
 """Natural-question sets that no screening script reads by default (``--sets`` names them):
 measured once per change as an untuned check of whether a method chosen on the sets above
@@ -13050,16 +13056,43 @@ def _rst_docs_faq(
     ``skip``, those under a prefix of ``skip_under`` and those over ``limit`` characters once
     converted. Returns (files, the questions as :func:`_faq_questions` gives them, the
     splitter's ``[(id, question, answer)]``, the pages left out as too long). One walk, so
-    that every reStructuredText set reads its tree the same way. Raises
-    ``FileNotFoundError`` without the FAQ page."""
-    faq_path = doc / faq
-    if not faq_path.is_file():
-        raise FileNotFoundError(f"no {faq} under {doc}")
-    text, qa = split_cython_faq(faq_path.read_text(encoding="utf-8"))
-    faq_rel = faq.removesuffix(".rst") + ".md"
-    files = {faq_rel: text}
-    too_long = _doc_pages(files, doc, ".rst", rst_to_markdown, {faq, *skip}, skip_under, limit)
-    return files, _faq_questions(name, qa, faq_rel), qa, too_long
+    that every reStructuredText set reads its tree the same way (:func:`_rst_docs_faqs`
+    with one page). Raises ``FileNotFoundError`` without the FAQ page."""
+    return _rst_docs_faqs(name, doc, (faq,), skip, skip_under, limit)
+
+
+def _rst_docs_faqs(
+    name: str,
+    doc: Path,
+    faqs: Sequence[str],
+    skip: Sequence[str],
+    skip_under: tuple[str, ...],
+    limit: int,
+) -> tuple[dict[str, str], list[NaturalQuestion], list[tuple[str, str, str]], list[str]]:
+    """:func:`_rst_docs_faq` for an FAQ kept as several pages (one per chapter, as PyX
+    keeps its own): every page of ``faqs`` split by :func:`split_cython_faq`, each page's
+    questions found in its own ``<page>.md``. Ids are the questions' slugs counted over all
+    the pages in order, a repeat ``-2``, ``-3`` (:func:`_repeat_id`, as the splitter counts
+    them on one page), so no two are alike across pages and a one-page FAQ keeps the ids its
+    splitter gave. Every other ``*.rst`` under ``doc`` is read as :func:`_rst_docs_faq` reads
+    it. Raises ``FileNotFoundError`` naming the first FAQ page that is missing, before
+    anything is read."""
+    for faq in faqs:
+        if not (doc / faq).is_file():
+            raise FileNotFoundError(f"no {faq} under {doc}")
+    files: dict[str, str] = {}
+    asked: list[NaturalQuestion] = []
+    qa: list[tuple[str, str, str]] = []
+    seen: dict[str, int] = {}
+    for faq in faqs:
+        text, page_qa = split_cython_faq((doc / faq).read_text(encoding="utf-8"))
+        faq_rel = faq.removesuffix(".rst") + ".md"
+        files[faq_rel] = text
+        page_qa = [(_repeat_id(seen, _slug(q)), q, a) for _, q, a in page_qa]
+        asked += _faq_questions(name, page_qa, faq_rel)
+        qa += page_qa
+    too_long = _doc_pages(files, doc, ".rst", rst_to_markdown, {*faqs, *skip}, skip_under, limit)
+    return files, asked, qa, too_long
 
 
 def _doc_pages(
@@ -13419,6 +13452,72 @@ def jupyterhub_faq_set() -> NaturalSet:
     )
 
 
+# --------------------------------------------------------------------------------------
+# A PyPI sdist's FAQ kept as several reStructuredText pages (PyX), read by the cython-faq rule
+# --------------------------------------------------------------------------------------
+
+PYX_PROJECT = "pyx"
+PYX_VERSION = "0.18"
+"""PyX, the Python package for PostScript/PDF graphics with TeX typesetting; its sdist ships
+the sources of both its Sphinx books (``manual/``, ``faq/``). Pinned, so that a rebuild
+reads the same text."""
+PYX_DOC = f"pyx-{PYX_VERSION}"
+PYX_FAQ_DIR = "faq/"
+"""PyX's FAQ as its authors keep it ("Some frequently and not so frequently asked questions
+about PyX", acknowledging the users whose questions it answers): a front page
+(``faq/index.rst``: title, acknowledgements, toctree) and seven chapter pages (general
+aspects of PyX, Python, plotting in general, graphs, other plotting tasks, TeX and LaTeX,
+text without TeX), each a title over ``=``-underlined entries, some under group titles, the
+TeX chapter with error-message and font sub-sections. Every ``*.rst`` in this folder is an
+FAQ page; which title asks is decided by the rule written for Cython's FAQ
+(:func:`split_cython_faq`, not changed for these pages)."""
+PYX_MAX_PAGE_CHARS = 150_000
+"""A converted page over this stays out and is named (the value the other sets use, not
+chosen for this set)."""
+
+
+def pyx_faq_set() -> NaturalSet:
+    """PyX's FAQ as its sdist ships it (PyPI ``pyx`` :data:`PYX_VERSION`, the eight
+    reStructuredText pages of ``faq/``: "How can I rotate text?", "How do I specify the tick
+    increment?", "Under which versions of Python will PyX run?") with every question deleted
+    by the cython-faq rule (:func:`split_cython_faq` on each page: a heading below the page's
+    title asks when it ends with "?" and has text of its own, outside an open question),
+    beside the reference manual's pages (``manual/*.rst``; each through
+    :func:`rst_to_markdown`, up to :data:`PYX_MAX_PAGE_CHARS`). The first set whose FAQ
+    spans several pages of an sdist (:func:`_rst_docs_faqs`); fetched with
+    :func:`fetch_pypi_sdist`, offline first. Ids are the questions' slugs
+    (``pyx-faq:how-can-i-rotate-text``). Entries whose answer is under
+    :data:`MIN_ANSWER_WORDS` words are left out and named. Built in stop 68 and measured
+    once, with no change to the retriever: an untuned check (helper heldout73)."""
+    root = fetch_pypi_sdist(PYX_PROJECT, PYX_VERSION)
+    doc = root / PYX_DOC
+    faqs = sorted(
+        p.relative_to(doc).as_posix() for p in (doc / PYX_FAQ_DIR).glob("*.rst") if p.is_file()
+    )
+    if not faqs:
+        raise FileNotFoundError(f"no {PYX_FAQ_DIR}*.rst under {doc}")
+    files, asked, qa, too_long = _rst_docs_faqs(
+        "pyx-faq", doc, faqs, (), ("_",), PYX_MAX_PAGE_CHARS
+    )
+    return _judged_package_set(
+        "pyx-faq",
+        root,
+        files,
+        asked,
+        lambda version, unjudged: (
+            f"PyX FAQ from the PyPI sdist pyx {version} ({PYX_FAQ_DIR}*.rst, {len(faqs)} "
+            f"reStructuredText pages, {len(qa)} questions deleted by the cython-faq rule on "
+            "each page: a heading below the page's title asks when it ends with '?' and has "
+            "its own text, outside an open question; chapter, group and topic titles kept) + "
+            f"the reference manual's .rst pages as markdown ({len(files) - len(faqs)} files; "
+            f"left out, over {PYX_MAX_PAGE_CHARS} chars: {', '.join(too_long) or 'none'}); "
+            "answer = the text under a question up to the next heading of its level or "
+            f"higher; left out, answer under {MIN_ANSWER_WORDS} words: "
+            f"{' | '.join(unjudged) or 'none'}"
+        ),
+    )
+
+
 BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "django-faq": lambda emb: django_faq_set(),
     "gitfaq": lambda emb: gitfaq_set(),
@@ -13505,6 +13604,7 @@ BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "ansible-faq": lambda emb: ansible_faq_set(),
     "falcon-faq": lambda emb: falcon_faq_set(),
     "jupyterhub-faq": lambda emb: jupyterhub_faq_set(),
+    "pyx-faq": lambda emb: pyx_faq_set(),
     "cranfield": cranfield_set,
     "pytest-derived": lambda emb: pytest_derived_set(),
 }
