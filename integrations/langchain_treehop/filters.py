@@ -37,7 +37,7 @@ import numpy as np
 
 from treehop.errors import InvalidFilterError
 from treehop.filters import MAX_FILTER_DEPTH, MetadataFilter
-from treehop.integration_kit import datetime64_value, shown_name
+from treehop.integration_kit import datetime64_value, number_text_hint, shown_name
 from treehop.validation import real, shown_value
 
 _RANGE = {"$gt": "gt", "$gte": "gte", "$lt": "lt", "$lte": "lte"}
@@ -141,7 +141,7 @@ def _bound(key: str, op: str, value: Any, given: Any = None) -> Any:
     the refusal."""
     value = _compared(key, op, value)
     if isinstance(value, bool) or not isinstance(value, int | float):
-        hint = _TIME_HINT if isinstance(value, str | dt.date) else ""
+        hint = number_text_hint(value) or (_TIME_HINT if isinstance(value, str | dt.date) else "")
         if op == "$between":
             expects = "expects [low, high] numbers"
         else:

@@ -64,7 +64,14 @@ from treehop import tags as tagmod
 from treehop import uri as urimod
 from treehop.arguments import check_target_uris
 from treehop.embedders.base import Embedder
-from treehop.errors import InvalidQueryError, InvalidURIError, TreehopError, UnknownArgumentError
+from treehop.errors import (
+    InvalidFilterArgumentError,
+    InvalidFilterError,
+    InvalidQueryError,
+    InvalidURIError,
+    TreehopError,
+    UnknownArgumentError,
+)
 from treehop.filters import show_fields
 from treehop.ingest import records
 from treehop.integration_kit import KnowledgeSource, RetrieverClient, is_knowledge_source
@@ -840,9 +847,18 @@ class TreehopRetriever(BaseRetriever, TreehopRetrievalOptions, kit.ClosesOnExit)
         try:
             opts = TreehopRetrievalOptions.model_validate({**current, **overrides})
         except ValidationError as exc:
+            errors = exc.errors()
+            cause = errors[0].get("ctx", {}).get("error") if len(errors) == 1 else None
+            if isinstance(cause, InvalidFilterError):
+                # A call's filter refused is an InvalidFilterError, as the vector store's
+                # ``similarity_search(filter=...)`` and the retriever at run time raise for
+                # a filter, and still an InvalidQueryError, as it was (prefixed with
+                # pydantic's "Value error,"): helper usage79, ``except InvalidFilterError``
+                # around ``invoke(q, filter=...)`` missed it. Raised anew: pydantic holds
+                # the original.
+                raise InvalidFilterArgumentError(str(cause)) from exc
             details = "; ".join(
-                f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}"
-                for e in exc.errors()
+                f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}" for e in errors
             )
             raise InvalidQueryError(f"invalid retriever argument(s): {details}") from exc
         _check_mmr_options(self.search_type, opts, self.client)

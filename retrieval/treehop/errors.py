@@ -25,6 +25,14 @@ class InvalidFilterError(TreehopError, ValueError):
     """A metadata or tag filter does not follow the filter DSL."""
 
 
+class InvalidFilterArgumentError(InvalidFilterError, InvalidQueryError):
+    """A filter given as one call's argument among others (LangChain's
+    ``TreehopRetriever.invoke(q, filter=...)``) does not follow the filter DSL. Both classes:
+    an :class:`InvalidFilterError` as the same filter's refusal by a vector store's search
+    is, and an :class:`InvalidQueryError` as the call's other refused arguments are (and as
+    this refusal was before helper usage79), so code catching either still catches it."""
+
+
 class InvalidTagError(TreehopError, ValueError):
     """A tag is empty, too long, or uses characters the tag format forbids."""
 

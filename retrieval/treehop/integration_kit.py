@@ -161,6 +161,41 @@ def is_knowledge_source(client: object) -> TypeIs[KnowledgeSource]:
     return not isinstance(client, Treehop | AsyncTreehop) and isinstance(client, KnowledgeSource)
 
 
+MAX_NUMBER_TEXT_CHARS = 64
+"""The longest text :func:`number_text_hint` reads as a number (far above any bound a
+person writes; a longer text gets no hint, so the check stays a constant cost)."""
+
+
+def number_text_hint(value: object) -> str:
+    """The part of a range refusal for a bound given as text that spells a finite number
+    (``"2020"``, ``" 5e3 "``), else ``""``.
+
+    Why (helper usage79): ``{"year": {"$gte": "2020"}}`` (LangChain) and
+    ``MetadataFilter(key="file_size", value="5000", operator=">")`` (LlamaIndex: its
+    ``value`` keeps a string as given, and a filter built from JSON or by an LLM's
+    structured output has one) were refused with the date advice ("store a datetime ...")
+    alone, which says nothing to a user who meant the number. Not converted: a range
+    compares stored numbers, and a value stored as the text ``"2020"`` would still not
+    match, so the refusal names both ways out."""
+    if not isinstance(value, str) or len(value) > MAX_NUMBER_TEXT_CHARS:
+        return ""
+    text = value.strip()
+    number: int | float
+    try:
+        number = int(text)
+    except ValueError:
+        try:
+            number = float(text)
+        except ValueError:
+            return ""
+        if not math.isfinite(number):
+            return ""
+    return (
+        f"; {shown_value(value)} is text: give the number {number!r} (and store the "
+        "metadata as a number: a value stored as text has no range here)"
+    )
+
+
 def check_source_targets(source: KnowledgeSource, targets: Iterable[str]) -> None:
     """Refuse, before anything is sent, a ``target_uri`` a source cannot scope to: one that is
     not one of its documents (when the source can tell, through ``doc_id_of``)."""
@@ -1669,6 +1704,7 @@ def memory_query(text: str) -> str | None:
 
 
 __all__ = [
+    "MAX_NUMBER_TEXT_CHARS",
     "NO_FLOOR",
     "SHARED_OPTIONS",
     "EmbeddingSlot",
@@ -1699,6 +1735,7 @@ __all__ = [
     "memory_query",
     "memory_turns",
     "no_page_text",
+    "number_text_hint",
     "open_client",
     "page_text",
     "plain_metadata",

@@ -32,7 +32,7 @@ from treehop import tags as tagmod
 from treehop.errors import InvalidFilterError
 from treehop.filters import MAX_FILTER_DEPTH
 from treehop.filters import MetadataFilter as TreehopMetadataFilter
-from treehop.integration_kit import shown_name
+from treehop.integration_kit import number_text_hint, shown_name
 from treehop.models import ContextType
 from treehop.validation import shown_value
 
@@ -184,7 +184,7 @@ def metadata_leaf(f: MetadataFilter) -> dict[str, Any]:
             # datetime as its ISO text, and SimpleDirectoryReader's creation_date /
             # last_modified_date are text dates, which a range here cannot compare; helpers
             # leftovers66b and usage76, documented in docs/llamaindex.md)
-            hint = (
+            hint = number_text_hint(value) or (
                 "; a datetime in metadata is stored as its ISO text, as node_to_metadata_dict "
                 "writes it: for a time range store the time as a number (epoch seconds, "
                 "datetime.timestamp(); e.g. metadata['created_ts'] = t.timestamp(), or "
