@@ -22,6 +22,7 @@ import argparse
 import json
 import timeit
 from collections.abc import Callable
+from functools import partial
 
 
 def _call(query: str, *, ascii_only: bool = True, extra: dict[str, object] | None = None) -> str:
@@ -67,12 +68,9 @@ def main() -> None:
     print(f"{'line':24} {'chars':>9} {'_screen us':>11} {'SDK parse us':>13} {'ratio':>6}")
     for name, line in LINES.items():
         assert _screen(line).answer is None, name
-        gate = _best_us(lambda line=line: _screen(line), len(line), args.repeat)
-        sdk = _best_us(
-            lambda line=line: jsonrpc_message_adapter.validate_json(line, by_name=False),
-            len(line),
-            args.repeat,
-        )
+        gate = _best_us(partial(_screen, line), len(line), args.repeat)
+        sdk_parse = partial(jsonrpc_message_adapter.validate_json, line, by_name=False)
+        sdk = _best_us(sdk_parse, len(line), args.repeat)
         print(f"{name:24} {len(line):>9,} {gate:>11.1f} {sdk:>13.1f} {gate / sdk:>6.2f}")
 
 
