@@ -122,14 +122,14 @@ def find_leaks(files: dict[str, str], questions: Sequence[str], is_html: bool) -
     for q in questions:
         t = _norm(q)
         b = _CLOSING.sub("", t)
-        phrases[q] = (_phrase(t), _phrase(b) if b != t and len(b.split()) >= 3 else None)
+        phrases[q] = (_phrase(t), _phrase(b) if b != t and ns.question_words(b) >= 3 else None)
     for rel, raw in sorted(files.items()):
         as_html = is_html or rel.endswith(".html")
         text = _norm(plain_text(raw, as_html))
         words_text = " " + " ".join(w.lower() for w in _WORD.findall(text)) + " "
         lines: list[str] | None = None  # (read only for a one-word question)
         for q in questions:
-            n_words = len(_WORD.findall(q))
+            n_words = ns.question_words(q)  # (the scrub's count: one for both)
             exact, bare = phrases[q]
             if n_words < MIN_COPY_WORDS:
                 m = exact.search(text) if n_words else None

@@ -3094,8 +3094,18 @@ _LINK_TARGET_MD = re.compile(r"\]\([^)]*\)")
 _WORDS = re.compile(r"\w+")
 _Repl = Callable[[re.Match[str]], str] | str
 SHORT_QUESTION_WORDS = 4
-"""Questions of fewer whitespace-separated words are *short*: deleted only where they stand
-as a copy (:func:`scrub_questions`); longer ones wherever they occur."""
+"""Questions of fewer words (:func:`question_words`) are *short*: deleted only where they
+stand as a copy (:func:`scrub_questions`); longer ones wherever they occur. (A set builder
+that picks its entries by this many words counts its titles' whitespace-separated words.)"""
+
+
+def question_words(text: str) -> int:
+    """How many words ``text`` has, as the corpus scrub and ``check_question_leaks`` count
+    them: ``\\w+`` tokens, the judge's ("thread-safe" is two, "What's" two). Why one count
+    (helper leftovers68c, heldout72's note): the scrub counted whitespace-separated words and
+    the leak check ``\\w+`` tokens, so "Is Falcon thread-safe?" was short to the one (3: kept
+    in a sentence) and long to the other (4: reported as a copy anywhere)."""
+    return len(_WORDS.findall(text))
 
 
 def _bare_question(text: str) -> str:
@@ -3174,12 +3184,12 @@ def scrub_questions(
             continue
         bare = _norm(_bare_question(q.text))
         forms = [_norm(q.text)] + ([bare] if bare and bare != _norm(q.text) else [])
-        if len(q.text.split()) >= SHORT_QUESTION_WORDS:
+        if question_words(q.text) >= SHORT_QUESTION_WORDS:
             # the verbatim text anywhere (not only as whole words, as before this rule)
             verbatim.append((re.compile(r"\s+".join(map(re.escape, q.text.split())), re.I), ""))
             later.extend((0, -len(f), _phrase_pattern(f), "") for f in forms[1:])
             continue
-        one_word = len(_WORDS.findall(q.text)) < 2
+        one_word = question_words(q.text) < 2
 
         def drop(m: re.Match[str], one_word: bool = one_word) -> str:
             return "" if _stands_as_copy(m.string, m.start(), m.end(), one_word) else m[0]
@@ -3209,7 +3219,7 @@ def _check_removed(files: dict[str, str], questions: Sequence[NaturalQuestion]) 
     corpus = _norm("\n".join(files.values())).lower()
     for q in questions:
         t = _norm(q.text).lower()
-        if len(t.split()) < SHORT_QUESTION_WORDS:
+        if question_words(t) < SHORT_QUESTION_WORDS:
             continue
         bare = _bare_question(t)
         if t in corpus or (bare != t and _phrase_pattern(bare).search(corpus)):
@@ -12870,8 +12880,8 @@ def fetch_pypi_sdist(project: str, version: str) -> Path:
     (``pypi/<project>-<version>/``, the archive kept in ``pypi/downloads/``): its root, with a
     ``.bench-unpacked`` marker holding the version, as :func:`datasets.fetch_debian_package`
     leaves a package. Offline first: an unpacked tree is reused, then an archive already in
-    ``downloads/``; only without both is the ordinary client asked (``pip download --no-deps
-    --no-binary :all:``, nothing installed). The version is pinned by the caller so that a
+    ``downloads/``; only without both is the ordinary client asked (:func:`_pip_download`,
+    nothing installed in this environment). The version is pinned by the caller so that a
     rebuild reads the same text. Raises ``FileNotFoundError`` with a hint when it cannot."""
     root = ds.CACHE_DIR / "pypi" / f"{project}-{version}"
     marker = root / ".bench-unpacked"
@@ -12881,15 +12891,10 @@ def fetch_pypi_sdist(project: str, version: str) -> Path:
     archive = work / f"{project}-{version}.tar.gz"
     hint = (
         f"could not fetch the sdist {project}=={version}: download it yourself (pip download "
-        f"--no-deps --no-binary :all: {project}=={version}) into {work}"
+        f"--no-deps --no-binary {project} {project}=={version}) into {work}"
     )
     if not archive.is_file():
-        cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:"]
-        cmd += ["--no-build-isolation", "--dest", str(work), f"{project}=={version}"]
-        try:
-            subprocess.run(cmd, check=True, capture_output=True, timeout=600)
-        except (subprocess.SubprocessError, OSError) as exc:
-            raise FileNotFoundError(f"{hint} ({exc})") from exc
+        _pip_download(f"{project}=={version}", project, work, hint)
     if not archive.is_file():
         raise FileNotFoundError(hint + " (no sdist was written)")
     if root.exists():
@@ -12899,6 +12904,35 @@ def fetch_pypi_sdist(project: str, version: str) -> Path:
         tar.extractall(root, filter="data")  # no links out, no absolute paths
     marker.write_text(version + "\n")
     return root
+
+
+def _pip_download(requirement: str, project: str, dest: Path, hint: str) -> None:
+    """``requirement``'s sdist downloaded into ``dest`` by pip, installing nothing here.
+
+    First ``--no-binary :all: --no-build-isolation``: pip prepares the sdist's metadata with
+    this environment's build backends (setuptools), fetching nothing more. An sdist whose
+    backend is not installed here (hatchling, flit, poetry: beets, helper heldout72) fails
+    so ("Cannot import build backend"); then ``--no-binary <project>`` with pip's build
+    isolation: pip puts the backend, as a wheel, in a throw-away build environment of its
+    own (helper leftovers68c). Never the isolated route first: with ``:all:`` it would build
+    setuptools itself from source. ``FileNotFoundError`` (with ``hint`` and pip's last words)
+    when neither works."""
+    base = [sys.executable, "-m", "pip", "download", "--no-deps", "--dest", str(dest)]
+    routes = (
+        ["--no-binary", ":all:", "--no-build-isolation", requirement],
+        ["--no-binary", project, requirement],
+    )
+    failed: list[str] = []
+    for route in routes:
+        try:
+            subprocess.run([*base, *route], check=True, capture_output=True, timeout=600)
+            return
+        except subprocess.CalledProcessError as exc:
+            said = exc.stderr.decode("utf-8", "replace").strip().splitlines() if exc.stderr else []
+            failed.append(said[-1][:300] if said else f"exit status {exc.returncode}")
+        except (subprocess.SubprocessError, OSError) as exc:
+            failed.append(str(exc)[:300])
+    raise FileNotFoundError(f"{hint} ({'; then '.join(failed)})")
 
 
 _RST_ADORNMENT = re.compile(r"^([!-/:-@\[-`{-~])\1{2,}\s*$")

@@ -416,7 +416,8 @@ def _ping(rid: Any) -> str:
 async def test_the_gate_reads_no_further_than_the_requests_in_flight_and_its_waiting_room() -> None:
     # the gate under the SDK's reader: three requests in flight; past them, lines are read
     # only into the waiting room (as many lines as may be in flight, helper leftovers67b: to
-    # let a cancellation through) and then no further until one is answered. The cancel
+    # let a cancellation through), and one line past it, and then no further until one is
+    # answered. The cancel
     # naming "1", read while three run, frees request 1's place at once (the SDK reads "1"
     # and 1 as one id and never answers a cancelled request: counted, it would hold a place
     # for good; leftovers66d's gate read it only once a place was free)
@@ -444,15 +445,16 @@ async def test_the_gate_reads_no_further_than_the_requests_in_flight_and_its_wai
 
     async with anyio.create_task_group() as tg:
         tg.start_soon(drain)
-        # 1, "2", 3 run; the cancel frees 1's place, ping 4 takes it; 5, 6, 7 wait
-        await settled(8)
-        assert gate.in_flight == 3 and gate.waiting == 3
+        # 1, "2", 3 run; the cancel frees 1's place, ping 4 takes it; 5, 6, 7 wait, and 8
+        # waits past the full room (helper leftovers68c: read for cancels, then no further)
+        await settled(9)
+        assert gate.in_flight == 3 and gate.waiting == 4
         assert passed == read[:5]
         gate.answered(3)  # (one answered: ping 5 runs, and one more line is read to wait)
-        await settled(9)
-        assert gate.in_flight == 3 and gate.waiting == 3
-        gate.answered("2")
         await settled(10)
-        assert gate.in_flight == 3 and gate.waiting == 3
+        assert gate.in_flight == 3 and gate.waiting == 4
+        gate.answered("2")
+        await settled(11)
+        assert gate.in_flight == 3 and gate.waiting == 4
         assert passed == read[:7]
         tg.cancel_scope.cancel()

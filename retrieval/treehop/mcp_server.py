@@ -476,10 +476,29 @@ def _whole_id_line(sent: dict[str, Any]) -> str | None:
     return line
 
 
-_ANSWER_KEY = re.compile(r'result"|error"|\\u')
-"""What the text of a line holding a ``"result"`` or ``"error"`` key has: that word before a
-quote, or a ``\\u`` escape (a key may spell a letter so: ``"\\u0065rror"``). A line without
-any of them is no response, whatever else it holds (helper attacks79)."""
+_ANSWER_KEYS = frozenset({"result", "error"})
+"""The top-level keys beside which a request's fields may be read by the SDK's union of
+message models as a response (never answered): only then does the union decide."""
+
+
+@functools.cache
+def _keys_kept_request() -> Any:
+    """The SDK's ``JSONRPCRequest`` that keeps the keys it does not take (``model_extra``),
+    decoded: the same fields and checks, one parse. Why (helper leftovers68c): whether a
+    request has a ``"result"`` or ``"error"`` key beside its fields was guessed from its text
+    (those words before a quote, or any ``\\u`` escape, since a key may spell a letter so:
+    ``"\\u0065rror"``), and every line so guessed was parsed a second time by the SDK's
+    union: each request with non-ASCII text from an ``ensure_ascii`` client (Python's
+    ``json.dumps``), or a query ending in "error", paid 2x; and the guess itself, a regular
+    expression with no literal to skip to, took ~19 ms a megabyte. The keys themselves,
+    decoded by the one parse, say it exactly (``bench/bench_mcp_gate_parse.py``)."""
+    from mcp_types import JSONRPCRequest
+    from pydantic import ConfigDict
+
+    class KeysKeptRequest(JSONRPCRequest):
+        model_config = ConfigDict(extra="allow")
+
+    return KeysKeptRequest
 
 
 def _screen(line: str) -> _Screened:
@@ -516,11 +535,11 @@ def _screen(line: str) -> _Screened:
     from pydantic import ValidationError
 
     try:  # (a request, the common case: a third of the cost of the SDK's union of four)
-        request = JSONRPCRequest.model_validate_json(line, by_name=False)
+        request = _keys_kept_request().model_validate_json(line, by_name=False)
     except ValidationError:
         pass
     else:
-        if not _ANSWER_KEY.search(line):
+        if not _ANSWER_KEYS.intersection(request.model_extra or ()):
             return _Screened(None, line, request_id=request.id, method=request.method)
         # (a request's fields beside a "result" or an "error": the SDK's union may read it
         # as a response, never answered; the union decides, as the SDK's reader does)
@@ -605,6 +624,17 @@ def _id_key(request_id: str | int) -> str | int:
     return coerce_request_id(request_id)
 
 
+def _blank(line: str) -> bool:
+    """Whether ``line`` holds only JSON whitespace (RFC 8259: space, tab, CR, LF): no
+    message, and not answered. Why (helper leftovers68c): MCP's stdio transport is
+    newline-delimited JSON-RPC, and a blank line between messages is no message; the SDK's
+    own stdio readers answer none (the Python SDK hands the parse failure to the server,
+    which logs it at debug level and drops it; the TypeScript SDK reports it to its
+    ``onerror``), where this gate answered each with a Parse error to ``id: null``, which a
+    client that separates its messages with blank lines saw as errors it had not caused."""
+    return not line.strip(" \t\r\n")
+
+
 class _End:
     """The end of stdin, as :meth:`_LineGate._read` hands it on."""
 
@@ -640,7 +670,16 @@ class _LineGate:
     for a freed place is taken up by the next one: the source must be cancel-safe, as
     :class:`~treehop._mcp_wire.WireLines` is), so both a cancel and a freed place are seen at
     once. Other lines keep their order; below the limits every line is read and passed on
-    one at a time, as before."""
+    one at a time, as before.
+
+    Once the waiting room is full, stdin is still read, for cancels: each one is applied and
+    passed on at once (nothing of it is kept), so a cancel sent behind a full room still
+    reaches the server. The first line read there that is no cancel waits past the room (one
+    line more, at most one line's characters), and then stdin is read no further until a
+    place frees. Why (helper leftovers68c): a client that had filled the room could not
+    cancel anything until a request it could no longer stop was answered. A flood of cancels
+    holds nothing (each is passed on as it is read, and a cancel naming no waiting request
+    costs a dictionary look-up, not a walk of the room)."""
 
     def __init__(
         self,
@@ -666,7 +705,9 @@ class _LineGate:
         self._max_in_flight = max(1, max_in_flight)
         self._max_chars = max(1, max_chars)
         self._waiting: collections.deque[_Screened] = collections.deque()
+        self._waiting_keys: collections.Counter[str | int] = collections.Counter()
         self._waiting_chars = 0
+        self._past_room = False  # (a line waits past the full room: read no further)
         self._waiting_room = max(1, waiting_chars)
         self._ended = False
         self._freed = anyio.Event()
@@ -735,18 +776,33 @@ class _LineGate:
         return screened.line
 
     def _wait(self, screened: _Screened) -> None:
+        self._past_room = self._room_full()
         self._waiting.append(screened)
         self._waiting_chars += len(screened.line)
+        if screened.request_id is not None:
+            self._waiting_keys[_id_key(screened.request_id)] += 1
 
     def _next_waiting(self) -> _Screened:
         screened = self._waiting.popleft()
-        self._waiting_chars -= len(screened.line)
+        self._left_room(screened)
         return screened
+
+    def _left_room(self, screened: _Screened) -> None:
+        """``screened`` no longer waits (passed on or dropped): the room has a place."""
+        self._waiting_chars -= len(screened.line)
+        self._past_room = False
+        if screened.request_id is not None:
+            key = _id_key(screened.request_id)
+            self._waiting_keys[key] -= 1
+            if self._waiting_keys[key] <= 0:
+                del self._waiting_keys[key]
 
     def _drop_waiting(self, cancelled: str | int) -> None:
         """Drop the waiting requests ``cancelled`` names (never an ``initialize``: MCP says
         a client must not cancel it, and the SDK runs it whole)."""
         key = _id_key(cancelled)
+        if key not in self._waiting_keys:
+            return  # (the common case in a flood of cancels: no walk of the room)
         kept: collections.deque[_Screened] = collections.deque()
         for screened in self._waiting:
             if (
@@ -754,7 +810,7 @@ class _LineGate:
                 and screened.method != "initialize"
                 and _id_key(screened.request_id) == key
             ):
-                self._waiting_chars -= len(screened.line)
+                self._left_room(screened)
             else:
                 kept.append(screened)
         self._waiting = kept
@@ -820,7 +876,7 @@ class _LineGate:
                 continue
             held = bool(self._waiting) or self._count >= self._max_in_flight
             held = held or self._chars >= self._max_chars
-            if held and self._room_full():
+            if held and self._past_room:
                 await self._freed.wait()  # (stdin read no further until one is answered)
                 continue
             line = await (self._read_or_freed() if held else self._read())
@@ -828,6 +884,8 @@ class _LineGate:
                 continue  # (a place was freed: the first waiting line may go)
             if isinstance(line, _End):
                 self._ended = True
+                continue
+            if isinstance(line, str) and _blank(line):
                 continue
             screened = _too_long(line) if isinstance(line, TooLong) else _screen(line)
             if screened.answer is not None:
