@@ -122,6 +122,15 @@ def test_what_was_told_before_is_told_as_before_control(
     assert "is an option of" not in err
 
 
+def test_an_option_after_double_dash_is_a_word_offered_no_fix(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # c3a05a97 (and this branch before hypothesis found it): "--json: did you mean --json?"
+    code, err = _run(capsys, "--index", _NO_INDEX, "find", "q", "--", "--json")
+    assert code == ExitCode.USAGE
+    assert err.rstrip().endswith("treehop find: error: unrecognized arguments: --json"), err
+
+
 @pytest.mark.parametrize(
     "argv",
     [

@@ -1426,7 +1426,8 @@ def _hint_after_command(
         first = command.prog.split()[1] if len(command.prog.split()) > 1 else "COMMAND"
         return f"{option} is an option of 'treehop' itself: give it before '{first}'"
     meant = _meant_option(command, given)
-    return f"{option}: did you mean {meant}?" if meant else ""
+    # (the command's own option, unread: a word after ``--``; never offered as its own fix)
+    return f"{option}: did you mean {meant}?" if meant and meant != option else ""
 
 
 MAX_ARGS = 10_000
