@@ -21,17 +21,17 @@ def test_repr_of_a_closed_client_does_not_reopen_its_store(tmp_path: Path) -> No
     idx = tmp_path / "idx"
     with Treehop(idx, embedder=BagOfWordsEmbedder(), tagger=None) as th:
         th.add_resource("The tides turn twice a day.", target_uri="viking://resources/t.md")
-        assert "nodes=" in repr(th)  # (the control: an open client shows its count)
+        assert "store=" in repr(th)  # (the control: an open client shows its store)
     assert index_files_open(idx) == []
     shown = repr(th)
     assert index_files_open(idx) == []
-    assert "closed=True" in shown and "nodes=" not in shown
+    assert "closed=True" in shown and "store=" not in shown
 
     async def run() -> None:
         ath = AsyncTreehop(idx, embedder=BagOfWordsEmbedder(), tagger=None)
         assert (await ath.find("tides", limit=1)).contexts()
         assert index_files_open(idx) != []  # (premise: an open store holds its files)
-        assert "nodes=" in repr(ath)
+        assert "store=" in repr(ath)
         await ath.close()
         assert index_files_open(idx) == []
         shown = repr(ath)

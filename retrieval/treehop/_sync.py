@@ -18,9 +18,12 @@ import asyncio
 import contextlib
 import contextvars
 import os
+import sys
 import threading
+import time
 import weakref
 from collections.abc import Callable, Coroutine
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
 from .errors import ClientClosedError
@@ -41,15 +44,82 @@ def on_caller_loop() -> bool:
     return bool(getattr(_here, "depth", 0))
 
 
+WIND_DOWN_S = 2.0
+"""How long closing a loop waits, in all, for its async generators to be finalised and then
+for its worker threads (the default executor's) to finish the work items they run."""
+
+
+def _new_loop() -> tuple[asyncio.AbstractEventLoop, ThreadPoolExecutor]:
+    """A new event loop and its default executor (asyncio's own, made here so that closing
+    the loop can wait for its threads with a deadline: :func:`_join_workers`)."""
+    loop = asyncio.new_event_loop()
+    executor = ThreadPoolExecutor(thread_name_prefix="asyncio")
+    loop.set_default_executor(executor)
+    return loop, executor
+
+
+async def _finalise_asyncgens(timeout: float) -> None:
+    """The running loop's ``shutdown_asyncgens()``, given ``timeout`` seconds (what
+    ``asyncio.run`` does before it closes its loop).
+
+    Why (helper leftovers68b; stop 67's open item): the sync client's loops were closed
+    without it, so an async generator that ties a resource to its loop (the chat model's and
+    the embedder's HTTP pools: ``_loop_guard``) never ran its ``finally``: a model used
+    through ``Treehop.run`` (or a ``find`` on a calling thread's loop) and then the client
+    closed left its pool's socket to the garbage collector (``ResourceWarning: unclosed
+    <socket.socket ...>`` and ``unclosed transport``)."""
+    loop = asyncio.get_running_loop()
+    with contextlib.suppress(Exception):  # (a generator's finally that hangs: given up on)
+        await asyncio.wait_for(loop.shutdown_asyncgens(), max(timeout, 0.0))
+
+
+def _join_workers(executor: ThreadPoolExecutor, timeout: float) -> None:
+    """Shut ``executor`` down (work items not started are cancelled) and wait up to
+    ``timeout`` seconds for its threads to finish the items they run.
+
+    Why not asyncio's ``shutdown_default_executor``: on Python 3.11 it has no timeout (it
+    joins its helper thread without one even when cancelled), so a plug-in call stuck in a
+    worker thread would hang ``close()``; a thread still running after the deadline is left
+    to finish on its own, as ``loop.close()`` always left them."""
+    executor.shutdown(wait=False, cancel_futures=True)
+    if timeout <= 0:
+        return
+    waiter = threading.Thread(target=executor.shutdown, name="treehop-loop-close", daemon=True)
+    waiter.start()
+    waiter.join(timeout)
+
+
 class _CallerLoop:
-    """The event loop of one calling thread; closed when the thread's storage drops it."""
+    """The event loop of one calling thread; closed when the thread's storage drops it, or
+    when the client closes (:meth:`close`)."""
 
     def __init__(self) -> None:
-        self.loop = asyncio.new_event_loop()
+        self.loop, self._executor = _new_loop()
+        self.busy = threading.Lock()
+        """Held while a call runs on the loop (in its thread), and by :meth:`close`, which
+        may be called from another thread (the client's ``close()``): the loop is never
+        closed, nor run to finalise its generators, under a running call."""
 
     def close(self) -> None:
-        if not self.loop.is_closed() and not self.loop.is_running():
-            self.loop.close()
+        """Finalise the loop's async generators, close it and wait for its worker threads,
+        all within :data:`WIND_DOWN_S`; a loop running a call is left as it is (it closes
+        when its thread ends). The generators are finalised only where this thread runs no
+        other event loop (``run_until_complete`` cannot run there) and the interpreter is
+        not exiting."""
+        if not self.busy.acquire(blocking=False):
+            return
+        try:
+            loop = self.loop
+            if loop.is_closed() or loop.is_running():
+                return
+            start = time.monotonic()
+            if asyncio.events._get_running_loop() is None and not sys.is_finalizing():
+                with contextlib.suppress(Exception):
+                    loop.run_until_complete(_finalise_asyncgens(WIND_DOWN_S))
+            loop.close()
+            _join_workers(self._executor, WIND_DOWN_S - (time.monotonic() - start))
+        finally:
+            self.busy.release()
 
     def __del__(self) -> None:
         self.close()
@@ -59,15 +129,17 @@ _CLOSED_POLL_S = 0.25
 """How often a sync call waiting on the loop thread checks that the thread still runs."""
 
 
-async def _cancel_others() -> None:
-    """Cancel every task of the running loop but this one, and wait up to
-    :data:`CANCEL_GRACE_S` for them to end."""
+async def _wind_down() -> None:
+    """Cancel every task of the running loop but this one, wait up to
+    :data:`CANCEL_GRACE_S` for them to end, then finalise the loop's async generators
+    (:func:`_finalise_asyncgens`, up to :data:`WIND_DOWN_S`)."""
     me = asyncio.current_task()
     others = [t for t in asyncio.all_tasks() if t is not me]
     for t in others:
         t.cancel()
     if others:
         await asyncio.wait(others, timeout=CANCEL_GRACE_S)
+    await _finalise_asyncgens(WIND_DOWN_S)
 
 
 class LoopThread:
@@ -76,7 +148,7 @@ class LoopThread:
         """Set by :meth:`close`: a task cancelled from then on was cancelled by the close."""
         self._pid = os.getpid()
         """The process the loop thread runs in (a child made by ``os.fork`` has no copy)."""
-        self._loop = asyncio.new_event_loop()
+        self._loop, self._executor = _new_loop()
         self._thread = threading.Thread(target=self._serve, name="treehop-loop", daemon=True)
         self._thread.start()
         self._local = threading.local()
@@ -209,11 +281,14 @@ class LoopThread:
             self._local.loop = holder
             with self._callers_lock:
                 self._callers.add(holder)
-        _here.depth = getattr(_here, "depth", 0) + 1
-        try:
-            return holder.loop.run_until_complete(coro)
-        finally:
-            _here.depth -= 1
+        with holder.busy:  # (uncontended but for a close() from another thread)
+            if holder.loop.is_closed():  # (the client closed since: refused as it says)
+                return self.run(coro)
+            _here.depth = getattr(_here, "depth", 0) + 1
+            try:
+                return holder.loop.run_until_complete(coro)
+            finally:
+                _here.depth -= 1
 
     def run_inline(self, make: Callable[[], Coroutine[Any, Any, T]]) -> T:
         """Run the coroutine ``make()`` returns on the calling thread without an event loop
@@ -265,18 +340,25 @@ class LoopThread:
     def close(self) -> None:
         """Stop the loop thread. The calls still running on it (other threads' sync calls)
         are cancelled first and given :data:`CANCEL_GRACE_S` to unwind in their own
-        ``finally`` blocks; their callers get :class:`ClientClosedError`."""
+        ``finally`` blocks; their callers get :class:`ClientClosedError`. Then the loop's
+        async generators are finalised (what ``asyncio.run`` does: an HTTP pool tied to
+        the loop is closed on it) and its worker threads waited for, within
+        :data:`WIND_DOWN_S` (:func:`_finalise_asyncgens`, :func:`_join_workers`), and the
+        calling threads' loops closed the same way."""
         if self._loop.is_closed():
             return
         self._stopping = True
-        # (the loop stopped already, or a task would not unwind: stopped as it is)
-        with contextlib.suppress(Exception):
-            asyncio.run_coroutine_threadsafe(_cancel_others(), self._loop).result(
-                CANCEL_GRACE_S + 1.0
-            )
+        start = time.monotonic()
+        if self._thread.is_alive() and threading.current_thread() is not self._thread:
+            # (the loop stopped already, or a task would not unwind: stopped as it is)
+            with contextlib.suppress(Exception):
+                asyncio.run_coroutine_threadsafe(_wind_down(), self._loop).result(
+                    CANCEL_GRACE_S + WIND_DOWN_S + 1.0
+                )
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(timeout=5)
         self._loop.close()
+        _join_workers(self._executor, CANCEL_GRACE_S + WIND_DOWN_S - (time.monotonic() - start))
         with self._callers_lock:
             callers = list(self._callers)
         for holder in callers:  # a loop still running closes when its thread ends

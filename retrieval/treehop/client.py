@@ -1613,11 +1613,21 @@ class AsyncTreehop:
         debugger, a log line, a traceback's locals: lead, stop 63); they show as ``?``.
         A closed client shows ``closed=True`` and leaves its store alone: counting its nodes
         mapped the closed store's files again (helper usage78: an asyncio task's repr of a
-        retriever holding it reopened what ``close()`` had released)."""
-        count = "closed=True" if self._closed else f"nodes={_or_unknown(lambda: len(self.store))}"
+        retriever holding it reopened what ``close()`` had released).
+
+        An open client shows its store's class, not its count (helper leftovers68b): a repr
+        makes no store call. Why: ``len(store)`` of a remote store (Milvus, VikingDB) is a
+        request under the store's deadline, made by every log line, debugger view and
+        framework repr (a LangChain retriever's, an asyncio task's) of the client, and it
+        failed with the service ("nodes=?"); a shared embedded store released by another
+        client's close was mapped again."""
+        # (the store's class as ``isinstance`` sees it: a caller's store behind its guard
+        # shows the caller's class; read from the object, no call of the store's)
+        shown = _or_unknown(lambda: self.store.__class__.__name__)
+        state = "closed=True" if self._closed else f"store={shown}"
         return (
             f"AsyncTreehop(path={str(self.path) if self.path else None!r}, user={self.user!r}, "
-            f"{count}, "
+            f"{state}, "
             f"embedder={_or_unknown(lambda: repr(self.embedder.name))})"
         )
 

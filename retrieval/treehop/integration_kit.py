@@ -41,12 +41,14 @@ import asyncio
 import datetime as dt
 import difflib
 import functools
+import logging
 import math
 import os
 import re
 import sys
 import threading
 import time
+import weakref
 from collections.abc import Callable, Coroutine, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -304,6 +306,42 @@ def run_sync(coro: Coroutine[Any, Any, T]) -> T:
             _shared = LoopThread()
         runner = _shared
     return runner.run(coro)
+
+
+_log = logging.getLogger("treehop")
+"""The package's logger (the one :func:`treehop.redaction.install_log_filter` filters)."""
+
+
+def close_when_dropped(owner: object, close: Callable[[], object]) -> None:
+    """Call ``close()`` once ``owner`` is garbage-collected (:func:`close_aside`; not at
+    interpreter exit: the process releases everything then).
+
+    For what an integration opened for its owner alone (a retriever's client opened from a
+    path): dropped without ``close()`` it held its store, its files, its loop thread (a sync
+    client's) until the process exited, or until a cyclic collection freed the store unsaved
+    and its model pools unclosed (helper leftovers68b; usage78's open item). ``close`` must
+    not reference ``owner`` (it would keep it alive)."""
+    finalizer = weakref.finalize(owner, close_aside, close)
+    finalizer.atexit = False
+
+
+def close_aside(close: Callable[[], object]) -> None:
+    """Run ``close()`` in a thread of its own, its failure logged (redacted), never raised.
+
+    For a garbage collection's finaliser: a collection runs them wherever it happens, on a
+    client's own loop thread (whose sync close is refused there) or inside a call holding
+    the store's lock (which the close takes); the thread waits for both. Not a daemon: an
+    interpreter exiting meanwhile lets the save finish."""
+    threading.Thread(
+        target=_close_logged, args=(close,), name="treehop-close-dropped", daemon=False
+    ).start()
+
+
+def _close_logged(close: Callable[[], object]) -> None:
+    try:
+        close()
+    except Exception as exc:  # (nothing to raise it to: the owner is gone)
+        _log.warning("closing what a dropped object opened failed: %s", redact(repr(exc)))
 
 
 class ClosesOnExit:

@@ -5,9 +5,10 @@ float. A number rather than a string so that the metadata filter's ``range`` ope
 every store already translates to its engine's native range filter — answers ``since`` /
 ``until`` without a new operator in any engine.
 
-Accepted inputs: an ``int``/``float`` (epoch seconds), a :class:`datetime.datetime` (a naive
-one is taken as UTC), a :class:`datetime.date` (its midnight, UTC), or an ISO-8601 string
-(``2023-05-08``, ``2023-05-08T13:56``, ``2023-05-08T13:56:00+02:00``, a trailing ``Z``).
+Accepted inputs: an ``int``/``float`` (epoch seconds; a numpy number too), a
+:class:`datetime.datetime` (a naive one is taken as UTC), a :class:`datetime.date` (its
+midnight, UTC), or an ISO-8601 string (``2023-05-08``, ``2023-05-08T13:56``,
+``2023-05-08T13:56:00+02:00``, a trailing ``Z``).
 """
 
 from __future__ import annotations
@@ -16,7 +17,10 @@ import math
 from datetime import UTC, date, datetime
 from typing import Any
 
+import numpy as np
+
 from .errors import InvalidQueryError
+from .validation import real, shown_value
 
 TIMESTAMP_FIELD = "timestamp"
 """The metadata field a memory's time is stored in (epoch seconds, UTC)."""
@@ -26,16 +30,23 @@ _MAX_ISO = 64
 
 
 def to_epoch(value: Any, what: str = "time") -> float:
-    """``value`` as epoch seconds (UTC); a clear :class:`InvalidQueryError` for anything else."""
-    if isinstance(value, bool):
+    """``value`` as epoch seconds (UTC); a clear :class:`InvalidQueryError` for anything else.
+
+    A number is any real number :func:`~treehop.validation.real` takes, a numpy one included
+    (helper leftovers68b: a filter's ``time`` node, ``find(since=...)`` and a memory's
+    ``timestamp`` refused ``np.int64`` epoch seconds, a column's value, while a range's
+    bounds took it); a numpy bool is a bool, as Python's is."""
+    if isinstance(value, (bool, np.bool_)):
         raise InvalidQueryError(f"{what} must be a time, got a bool")
-    if isinstance(value, (int, float)):
+    seconds = real(value)
+    if seconds is not None:
         try:
-            number = float(value)
+            number = float(seconds)
         except OverflowError:  # an int past float range (10**400): no time at all
             raise InvalidQueryError(f"{what} must be finite, got an int past float range") from None
         if not math.isfinite(number):
-            raise InvalidQueryError(f"{what} must be finite, got {value!r:.100}")
+            # (shown bounded: the repr of a Fraction of 10**5000 raises ValueError)
+            raise InvalidQueryError(f"{what} must be finite, got {shown_value(value, 100)}")
         return number
     if isinstance(value, datetime):
         dt = value if value.tzinfo is not None else value.replace(tzinfo=UTC)

@@ -114,6 +114,8 @@ _LEX_MIN_CANDIDATES = 100
 _COLLECTION_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,199}\Z")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _META_ID = "m:meta"
+_SHOWN_FILTER_CHARS = 300
+"""How much of a filter an error shows (its repr, cut there; a spec has up to 1,000 objects)."""
 
 NODE_FIELDS = [
     "uri",
@@ -876,8 +878,12 @@ class MilvusStore:
             )
             matched = [r for r in rows if md.matches(r["metadata"] or {})]
             if len(matched) > self._max_matches:
+                # (the filter shown bounded and redacted: a filter of 1,000 conds of 1,000
+                # characters each was shown whole, a megabyte message, and a secret a caller
+                # filtered on with it; helper leftovers68b)
                 raise StoreError(
-                    f"metadata filter {md.spec} cannot be evaluated by Milvus and matches "
+                    f"metadata filter {shown_value(md.spec, _SHOWN_FILTER_CHARS)} cannot be "
+                    f"evaluated by Milvus and matches "
                     f"{len(matched)} nodes (> max_client_side_matches={self._max_matches}); "
                     "narrow it or express it with must/range/range_out"
                 )

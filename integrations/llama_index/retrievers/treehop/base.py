@@ -331,8 +331,10 @@ class TreehopRetriever(BaseRetriever, kit.ClosesOnExit):
         ``tagger``, ...); other keyword arguments to the retriever's constructor.
 
         The retriever owns the client it opens: :meth:`close` (or ``with``, ``async with``)
-        saves and closes it; a client you pass is left open. Why: the opened store stayed open
-        (its files, its background threads) until the process exited.
+        saves and closes it, and so does the retriever's collection when it is dropped
+        unclosed (in a thread of its own: :func:`treehop.integration_kit.close_when_dropped`);
+        a client you pass is left open. Why: the opened store stayed open (its files, its
+        background threads, the client's loop thread) until the process exited.
         """
         opened: Treehop | None = None
         if client is None:
@@ -367,6 +369,9 @@ class TreehopRetriever(BaseRetriever, kit.ClosesOnExit):
                 opened.close()
             raise
         retriever._opened = opened
+        if opened is not None:
+            # (dropped without close(): closed when collected; helper leftovers68b)
+            kit.close_when_dropped(retriever, opened.close)
         return retriever
 
     # ------------------------------------------------------------------ lifecycle
