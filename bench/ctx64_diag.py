@@ -157,7 +157,16 @@ def whole_per_budget(ranked: Sequence[Any], max_tokens: int, counter: Any) -> in
     return max(ca.WHOLE_SLOTS, max_tokens // WHOLE_PER_TOKENS)
 
 
+def bare_line(m: Any, tier: Any, body: str, label: str, group_time: str | None) -> str:
+    """``no-bullets`` (stop 68): a document line without the ``- `` that opens it (its
+    label and note kept): the layout's per-line cost, the group headers kept."""
+    line = _LINE_OF_MAIN(m, tier, body, label, group_time)
+    return line[2:] if line.startswith("- ") else line
+
+
+_LINE_OF_MAIN = ca._line
 _PATCHES: dict[str, Any] = {
+    "bare-line": bare_line,
     "per-budget": whole_per_budget,
     "after-1": functools.partial(by_score_after, after=1),
     "after-2": functools.partial(by_score_after, after=2),
@@ -178,6 +187,9 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "whole-per-1000": {"_whole_slots": "per-budget"},
     # the whole slots whole only forwards: the chunks before a top hit bid as extensions (stop 66)
     "whole-forward": {"_by_score": "forward"},
+    # the layout's bounds (stop 68): no ``- `` opening each line; no group headers either
+    "no-bullets": {"_line": "bare-line"},
+    "bare-layout": {"_line": "bare-line", "RESOURCE_HEADERS": "none"},
 }
 
 

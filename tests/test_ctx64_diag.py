@@ -133,3 +133,34 @@ def test_forward_offers_a_whole_slot_only_forwards() -> None:
         mp.setattr(ca, "_by_score", lambda s, w=None: cx.by_score_after(s, w, forward=True))
         none_whole = ca._unfold_turns(_slots(), 0)
     assert _uris(none_whole[0]) == _uris(ca._unfold_turns(_slots(), 0)[0])
+
+
+def test_no_bullets_drops_only_the_line_marks_and_spends_less() -> None:
+    """``no-bullets`` (stop 68): the same sections, each line without its opening ``- ``,
+    the group headers kept; ``bare-layout`` drops the headers too; ``_apply`` restores the
+    library's line."""
+    import bench_context_diag as cd
+
+    counter = ca.HeuristicCounter()
+    saved = {k: getattr(ca, k) for v in cx.VARIANTS.values() for k in v}
+    base = ca.assemble_context(_slots(), max_tokens=400, token_counter=counter)
+    cd._apply(cx.VARIANTS["no-bullets"], saved)
+    try:
+        bare = ca.assemble_context(_slots(), max_tokens=400, token_counter=counter)
+    finally:
+        cd._apply({}, saved)
+    assert ca._line is cx._LINE_OF_MAIN
+    assert [s.uri for s in bare.sections] == [s.uri for s in base.sections]
+    assert any(line.startswith("- ") for line in base.text.splitlines())
+    assert not any(line.startswith("- ") for line in bare.text.splitlines())
+    assert [ln for ln in base.text.splitlines() if ln.startswith("[")] == [
+        ln for ln in bare.text.splitlines() if ln.startswith("[")
+    ]
+    assert bare.tokens < base.tokens
+    cd._apply(cx.VARIANTS["bare-layout"], saved)
+    try:
+        none = ca.assemble_context(_slots(), max_tokens=400, token_counter=counter)
+    finally:
+        cd._apply({}, saved)
+    assert not any(ln.startswith(("[", "- ")) for ln in none.text.splitlines())
+    assert none.tokens < bare.tokens
