@@ -99,8 +99,12 @@ def test_eval_refuses_a_lone_surrogate_id_without_crashing(
         # a NUL cut the id short in C: raw KeyError
         ({"id": "a\x00b", "query": "oauth", "relevant": {OAUTH: 1}}, "without NUL"),
         # a grade past a C int: SystemError (10**400) or silently 0 (2**32)
-        ({"query": "oauth", "relevant": {OAUTH: 10**400}}, "integer >= 0 and <= 2147483647"),
-        ({"query": "oauth", "relevant": {OAUTH: 2**32}}, "integer >= 0 and <= 2147483647"),
+        ({"query": "oauth", "relevant": {OAUTH: 10**400}}, "integer >= 0 and <= 65535"),
+        ({"query": "oauth", "relevant": {OAUTH: 2**32}}, "integer >= 0 and <= 65535"),
+        # a grade trec_eval holds but pays for: one 8-byte counter per grade level up to it
+        # (2**31 - 1 took 17 GB for one query; stop 68)
+        ({"query": "oauth", "relevant": {OAUTH: 2**31 - 1}}, "integer >= 0 and <= 65535"),
+        ({"query": "oauth", "relevant": {OAUTH: 2**16}}, "integer >= 0 and <= 65535"),
         ({"id": [1], "query": "oauth", "relevant": {OAUTH: 1}}, "string or an integer"),
         # a query find refuses is refused with its line, before any find runs
         ({"query": "\u200b", "relevant": {OAUTH: 1}}, ":1: query has no visible"),
@@ -125,7 +129,7 @@ def test_eval_keeps_a_large_grade_it_can_hold(
     security_index: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     qfile = tmp_path / "q.jsonl"
-    line = {"id": 7, "query": "oauth tokens", "relevant": {OAUTH: 2**31 - 1}}
+    line = {"id": 7, "query": "oauth tokens", "relevant": {OAUTH: 2**16 - 1}}
     qfile.write_text(json.dumps(line) + "\n", encoding="utf-8")
     code = main(
         ["eval", str(qfile), "--index", str(security_index), "--json"], client_factory=_factory
