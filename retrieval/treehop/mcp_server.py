@@ -665,7 +665,8 @@ class _LineGate:
         self._idle.set()
         self._max_in_flight = max(1, max_in_flight)
         self._max_chars = max(1, max_chars)
-        self._waiting: collections.deque[_Screened] = collections.deque()
+        # (each waiting line with its request's id key, made once: a cancel compares keys)
+        self._waiting: collections.deque[tuple[_Screened, str | int | None]] = collections.deque()
         self._waiting_chars = 0
         self._waiting_room = max(1, waiting_chars)
         self._ended = False
@@ -735,28 +736,31 @@ class _LineGate:
         return screened.line
 
     def _wait(self, screened: _Screened) -> None:
-        self._waiting.append(screened)
+        rid = screened.request_id
+        self._waiting.append((screened, None if rid is None else _id_key(rid)))
         self._waiting_chars += len(screened.line)
 
     def _next_waiting(self) -> _Screened:
-        screened = self._waiting.popleft()
+        screened, _ = self._waiting.popleft()
         self._waiting_chars -= len(screened.line)
         return screened
 
     def _drop_waiting(self, cancelled: str | int) -> None:
         """Drop the waiting requests ``cancelled`` names (never an ``initialize``: MCP says
-        a client must not cancel it, and the SDK runs it whole)."""
+        a client must not cancel it, and the SDK runs it whole).
+
+        The waiting ids' keys were made as they came (:meth:`_wait`). Why (helper
+        attacks80): each cancel made every waiting id's key again, and ``_id_key`` of a
+        request id of millions of characters reads it whole (``int()``, and its error's
+        ``repr``): each 80-character cancel cost ~0.1-0.5 s of the event loop while such a
+        request waited, without end for a client sending cancels."""
         key = _id_key(cancelled)
-        kept: collections.deque[_Screened] = collections.deque()
-        for screened in self._waiting:
-            if (
-                screened.request_id is not None
-                and screened.method != "initialize"
-                and _id_key(screened.request_id) == key
-            ):
+        kept: collections.deque[tuple[_Screened, str | int | None]] = collections.deque()
+        for screened, waiting_key in self._waiting:
+            if waiting_key is not None and screened.method != "initialize" and waiting_key == key:
                 self._waiting_chars -= len(screened.line)
             else:
-                kept.append(screened)
+                kept.append((screened, waiting_key))
         self._waiting = kept
 
     def _room_full(self) -> bool:
@@ -813,7 +817,7 @@ class _LineGate:
         from mcp.shared.message import SessionMessage
 
         while True:
-            if self._waiting and self._fits(self._waiting[0]):
+            if self._waiting and self._fits(self._waiting[0][0]):
                 return self._pass_on(self._next_waiting())
             if self._ended:
                 await self._after_end()
