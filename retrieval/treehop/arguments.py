@@ -265,7 +265,7 @@ def json_bytes_problem(value: object, limit: int) -> str | None:
                             f"bytes to read (items up to {item.itemsize // 4} characters wide "
                             "in their padded form): store their items as lists"
                         )
-                    left -= int(np.strings.str_len(item).sum()) + item.size
+                    left -= int(np.char.str_len(item).sum()) + item.size
                     if left < 0:
                         break
                 if objects and item.size:
