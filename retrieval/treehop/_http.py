@@ -389,8 +389,41 @@ def sync_client(
     _install_backend(transport)
     client = httpx.Client(timeout=timeout, transport=transport)
     if owner is not None:
-        weakref.finalize(owner, client.close)
+        close_with(owner, client, client.close)
     return client
+
+
+_CLOSERS: weakref.WeakKeyDictionary[Any, weakref.finalize[Any, Any]] = weakref.WeakKeyDictionary()
+"""A pool -> the finaliser that closes it when its owner is collected (:func:`close_with`)."""
+
+
+def close_with(
+    owner: object, pool: object, close: Callable[..., Any], /, *args: Any
+) -> weakref.finalize[Any, Any]:
+    """Call ``close(*args)`` when ``owner`` is garbage-collected, unless :func:`release`
+    (``pool``) comes first: the pool an owner closes itself must not stay registered.
+
+    Why (helper attacks80): the finaliser holds its pool (and its loop) until the owner
+    dies, so an owner that closes its pool and opens another (``close()`` then a new call;
+    ``asyncio.run`` per call, a pool per loop) kept every pool it ever opened, with the
+    closed loops: 100 ``asyncio.run(llm.acomplete(...))`` held 100 ``AsyncClient`` and
+    100 closed event loops for the model's life."""
+    closer = weakref.finalize(owner, close, *args)
+    _CLOSERS[pool] = closer
+    return closer
+
+
+def release(pool: object) -> None:
+    """Forget ``pool``'s finaliser (:func:`close_with`): its owner closed it, or will."""
+    closer = _CLOSERS.pop(pool, None)
+    if closer is not None:
+        closer.detach()
+
+
+def close_client(client: httpx.Client) -> None:
+    """Close a pool :func:`sync_client` made for an owner, and forget its finaliser."""
+    release(client)
+    client.close()
 
 
 def _install_backend(transport: object) -> bool:

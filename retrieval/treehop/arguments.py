@@ -221,6 +221,7 @@ def json_bytes_problem(value: object, limit: int) -> str | None:
     was turned into 10**7 Python floats (3.9 s, 600 MB) before the core refused it, and an
     object array holding the shared list above was walked path by path again (31 s)."""
     left = limit
+    reading = _TEXT_ARRAY_READ * limit  # (the bytes of numpy text arrays read for lengths)
     active: set[int] = set()
     stack: list[tuple[Any, int | None]] = [(value, None)]
     try:
@@ -249,15 +250,24 @@ def json_bytes_problem(value: object, limit: int) -> str | None:
                 else:
                     stack.extend((element, None) for element in item)
             elif isinstance(item, np.ndarray):
-                # (counted by its size, never converted: its lists' brackets and commas, at
-                # least its size and one, and each number at least a byte; a 0-d array is
-                # its one item. An object array's items are walked as a list's)
+                # (counted by its shape, never converted: its lists' brackets and commas,
+                # each number at least a byte, each text item its characters and quotes; a
+                # 0-d array is its one item. An object array's items are walked as a list's)
                 objects = item.dtype.kind == "O"
-                if item.ndim:
-                    left -= item.size + 1
-                left -= 0 if objects else max(1, item.size)
+                left -= _array_json_floor(item, left)
                 if left < 0:
                     break
+                if item.dtype.kind == "U":  # (its lengths read over each padded item)
+                    reading -= item.size * item.itemsize
+                    if reading < 0:
+                        return (
+                            f"holds numpy text arrays of more than {_TEXT_ARRAY_READ * limit} "
+                            f"bytes to read (items up to {item.itemsize // 4} characters wide "
+                            "in their padded form): store their items as lists"
+                        )
+                    left -= int(np.char.str_len(item).sum()) + item.size
+                    if left < 0:
+                        break
                 if objects and item.size:
                     if id(item) in active:
                         return "holds itself (a cycle)"
@@ -271,6 +281,32 @@ def json_bytes_problem(value: object, limit: int) -> str | None:
     except Exception as exc:  # (a caller's mapping or list whose own methods raise)
         return f"could not be read ({type(exc).__name__} raised)"
     return f"is larger than {limit} bytes as JSON" if left < 0 else None
+
+
+# A numpy text array's items are read (their lengths, then ``tolist()``'s strings) over each
+# item's whole padded width: at most this many times the bound's bytes of them are read.
+_TEXT_ARRAY_READ = 16
+
+
+def _array_json_floor(item: np.ndarray[Any, Any], left: int) -> int:
+    """A lower bound of ``item``'s JSON bytes as :func:`json_bytes_problem` counts it (more
+    than ``left`` where it stops early; an object array's items are left to the walk).
+
+    Its nested lists (``1 + d0 + d0*d1 + ...`` of them) exactly: two brackets each and a
+    comma between any two children; each number at least a byte, each text item its
+    characters and two quotes (those the caller adds). Why (helper attacks80): the brackets
+    were counted for the outer list only and a text item as a byte, so ``np.empty((10**7,
+    0))`` (no item, no memory) counted one byte and ``tolist()`` made ten million lists
+    (51 s, 640 MB), and a 100 kB string broadcast to 1,000 items (one string's memory)
+    counted 2 kB and became 100 MB of Python strings, before the core refused either."""
+    marks, lists = 0, 1
+    for width in map(int, item.shape):
+        children = lists * width
+        marks += 2 * lists + max(children - lists, 0)  # (a level's brackets and commas)
+        lists = children
+        if marks > left:
+            return marks
+    return marks if item.dtype.kind == "O" else marks + int(item.size)  # (a 0-d array: 1)
 
 
 def check_metadata(value: object) -> dict[str, Any] | None:

@@ -704,7 +704,8 @@ class _LineGate:
         self._idle.set()
         self._max_in_flight = max(1, max_in_flight)
         self._max_chars = max(1, max_chars)
-        self._waiting: collections.deque[_Screened] = collections.deque()
+        # (each waiting line with its request's id key, made once: a cancel compares keys)
+        self._waiting: collections.deque[tuple[_Screened, str | int | None]] = collections.deque()
         self._waiting_keys: collections.Counter[str | int] = collections.Counter()
         self._waiting_chars = 0
         self._past_room = False  # (a line waits past the full room: read no further)
@@ -777,42 +778,46 @@ class _LineGate:
 
     def _wait(self, screened: _Screened) -> None:
         self._past_room = self._room_full()
-        self._waiting.append(screened)
+        rid = screened.request_id
+        key = None if rid is None else _id_key(rid)
+        self._waiting.append((screened, key))
         self._waiting_chars += len(screened.line)
-        if screened.request_id is not None:
-            self._waiting_keys[_id_key(screened.request_id)] += 1
+        if key is not None:
+            self._waiting_keys[key] += 1
 
     def _next_waiting(self) -> _Screened:
-        screened = self._waiting.popleft()
-        self._left_room(screened)
+        screened, key = self._waiting.popleft()
+        self._left_room(screened, key)
         return screened
 
-    def _left_room(self, screened: _Screened) -> None:
-        """``screened`` no longer waits (passed on or dropped): the room has a place."""
+    def _left_room(self, screened: _Screened, key: str | int | None) -> None:
+        """``screened`` (its id's ``key``) no longer waits (passed on or dropped): the room
+        has a place."""
         self._waiting_chars -= len(screened.line)
         self._past_room = False
-        if screened.request_id is not None:
-            key = _id_key(screened.request_id)
+        if key is not None:
             self._waiting_keys[key] -= 1
             if self._waiting_keys[key] <= 0:
                 del self._waiting_keys[key]
 
     def _drop_waiting(self, cancelled: str | int) -> None:
         """Drop the waiting requests ``cancelled`` names (never an ``initialize``: MCP says
-        a client must not cancel it, and the SDK runs it whole)."""
+        a client must not cancel it, and the SDK runs it whole).
+
+        The waiting ids' keys were made as they came (:meth:`_wait`). Why (helper
+        attacks80): each cancel made every waiting id's key again, and ``_id_key`` of a
+        request id of millions of characters reads it whole (``int()``, and its error's
+        ``repr``): each 80-character cancel cost ~0.1-0.5 s of the event loop while such a
+        request waited, without end for a client sending cancels."""
         key = _id_key(cancelled)
         if key not in self._waiting_keys:
             return  # (the common case in a flood of cancels: no walk of the room)
-        kept: collections.deque[_Screened] = collections.deque()
-        for screened in self._waiting:
-            if (
-                screened.request_id is not None
-                and screened.method != "initialize"
-                and _id_key(screened.request_id) == key
-            ):
-                self._left_room(screened)
+        kept: collections.deque[tuple[_Screened, str | int | None]] = collections.deque()
+        for screened, waiting_key in self._waiting:
+            if waiting_key is not None and screened.method != "initialize" and waiting_key == key:
+                self._left_room(screened, waiting_key)
             else:
-                kept.append(screened)
+                kept.append((screened, waiting_key))
         self._waiting = kept
 
     def _room_full(self) -> bool:
@@ -869,7 +874,7 @@ class _LineGate:
         from mcp.shared.message import SessionMessage
 
         while True:
-            if self._waiting and self._fits(self._waiting[0]):
+            if self._waiting and self._fits(self._waiting[0][0]):
                 return self._pass_on(self._next_waiting())
             if self._ended:
                 await self._after_end()

@@ -401,6 +401,14 @@ def cmd_index(ctx: _Ctx) -> int:
             assets,
         ),
         (
+            # (a Latin-1 folder's names too: they were dropped without a word, helper attacks80)
+            "file or folder whose name no URI can hold (not UTF-8, a control character or an "
+            "escaped slash; rename it)",
+            "files or folders whose names no URI can hold (not UTF-8, control characters or "
+            "escaped slashes; rename them)",
+            res.skipped_names,
+        ),
+        (
             "file or folder matched by --exclude",
             "files or folders matched by --exclude",
             res.excluded,

@@ -49,6 +49,7 @@ from .._http import (
     body_excerpt,
     check_deadline,
     check_seconds,
+    close_client,
     deadline_scope,
     endpoint,
     error_text,
@@ -283,7 +284,7 @@ class OpenAICompatibleEmbedder(BaseEmbedder):
         with self._lock:
             client, self._client = self._client, None
         if client is not None and self._owns_client:
-            client.close()
+            close_client(client)  # (its finaliser forgotten too: a pool per reuse was kept)
 
     async def aclose(self) -> None:
         """Close both clients this embedder created."""

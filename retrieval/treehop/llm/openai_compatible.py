@@ -41,9 +41,12 @@ from .._http import (
     body_excerpt,
     check_deadline,
     check_seconds,
+    close_client,
+    close_with,
     endpoint,
     error_text,
     register_header_secrets,
+    release,
     request,
     restore_without_pools,
     state_without_pools,
@@ -104,6 +107,7 @@ async def _loop_guard(
         model = owner()
         if model is not None and model._aclient is client:
             model._aclient = model._aclient_loop = model._aclient_guard = None
+        release(client)  # (closed here: the model's finaliser no longer holds it, nor its loop)
         await client.aclose()
 
 
@@ -275,7 +279,7 @@ class OpenAICompatibleLLM(BaseLLM):
         # connection not reading is not in the loop's selector), so the collector
         # finalised them ("unclosed socket") before the guard's close could run; the
         # finaliser's registry holds the client, keeping it out of that garbage.
-        closer = weakref.finalize(self, _close_on_its_loop, client, loop)
+        closer = close_with(self, client, _close_on_its_loop, client, loop)
         closer.atexit = False  # (at exit the loop is going: nothing to schedule)
         return client
 
@@ -316,7 +320,7 @@ class OpenAICompatibleLLM(BaseLLM):
         with self._lock:
             client, self._client = self._client, None
         if client is not None:
-            client.close()
+            close_client(client)  # (its finaliser forgotten too: a pool per reuse was kept)
 
     async def aclose(self) -> None:
         """Close both pools; safe to call twice. The async pool of another loop is closed

@@ -37,6 +37,7 @@ from .._http import (
     body_excerpt,
     check_deadline,
     check_seconds,
+    close_client,
     deadline_scope,
     endpoint,
     error_text,
@@ -338,7 +339,7 @@ class HTTPReranker(BaseReranker):
     def close(self) -> None:
         """Close the sync client this reranker opened (an injected client stays open)."""
         if self._own_client is not None:
-            self._own_client.close()
+            close_client(self._own_client)  # (its finaliser forgotten too)
             self._own_client = None
 
     # -- async -----------------------------------------------------------------------------

@@ -40,6 +40,7 @@ from .._http import (
     attempt_timeout,
     check_deadline,
     check_seconds,
+    close_client,
     deadline_scope,
     send_capped,
     truncate,
@@ -375,7 +376,7 @@ class VikingDBReranker(BaseReranker):
     def close(self) -> None:
         """Close the sync client this reranker opened (an injected client stays open)."""
         if self._own_client is not None:
-            self._own_client.close()
+            close_client(self._own_client)  # (its finaliser forgotten too)
             self._own_client = None
 
     # -- async -----------------------------------------------------------------------------
