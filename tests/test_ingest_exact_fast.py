@@ -86,14 +86,12 @@ _TEXT = st.lists(_PIECES, max_size=50).map("".join)
 
 
 def _old_prose_lines(text: str, kind: str) -> list[str]:
-    """``summaries._prose_lines`` before the running-text shortcut (plain text's adornment
-    rule included: quality68)."""
+    """``summaries._prose_lines`` before the running-text shortcut."""
     out: list[str] = []
     size = 0
     fence: tuple[str, int] | None = None
     lines = text.split("\n")
     structured = kind in {"markdown", "html", "rst"}
-    lead_in = -1
     for i, ln in enumerate(lines):
         if fence is not None:
             if fence_closes(ln, *fence):
@@ -114,20 +112,12 @@ def _old_prose_lines(text: str, kind: str) -> list[str]:
                 or setext_level(nxt) > 0
                 or s.startswith(".. ")
             )
-        if kind == "text" and not skip:  # plain text: adornments dropped, headings lead in
-            if adornment_char(s) is not None:
-                continue
-            if adornment_char(nxt.strip()) is not None and s[-1] not in ".!?:;。！？":
-                s += ":"
-                lead_in = len(out)
         if skip:
             continue
         out.append(s)
         size += len(s) + 1
         if size >= summaries.SENTENCE_PROBE_CHARS:
             break
-    if out and lead_in == len(out) - 1:
-        out[-1] = out[-1][:-1]
     return out
 
 
@@ -181,7 +171,7 @@ def test_file_summary_equals_the_one_from_the_parse(text: str, kind: str) -> Non
             ]
     sent = summaries.first_sentence(text, kind)
     head = title or summaries.humanize("a-b_c.md")
-    abstract = summaries.lead_and_sentence(head, sent)
+    abstract = head if sent.startswith(head) else f"{head}: {sent}" if sent else head
     overview = abstract
     if outline:
         overview += "\nContents: " + "; ".join(dict.fromkeys(outline[:400]))

@@ -124,7 +124,7 @@ def test_paragraph_marker_is_the_only_whitespace_sentence_gap() -> None:
 # ------------------------------------------------------------------------------ summaries
 
 from treehop.ingest import summaries  # noqa: E402
-from treehop.ingest.markup import adornment_char, parse  # noqa: E402
+from treehop.ingest.markup import parse  # noqa: E402
 
 
 def _old_clip(text: str, n: int) -> str:
@@ -156,7 +156,7 @@ def _old_title_of(text: str, kind: str) -> str:
                 if m:
                     return _old_clip(m.group(1).strip().strip("\"'"), 120)
     for ln in lines:
-        if ln.strip() and adornment_char(ln.strip()) is None:  # no overline or rule
+        if ln.strip():
             return _old_clip(ln.strip(), 120)
     return ""
 
@@ -176,7 +176,7 @@ def _old_summarize_file(name: str, text: str, kind: str) -> tuple[str, str]:
                     outline.append(m.group(1))
     sent = _old_first_sentence(text, kind)
     head = title or summaries.humanize(name)
-    abstract = summaries.lead_and_sentence(head, sent)
+    abstract = head if sent.startswith(head) else f"{head}: {sent}" if sent else head
     overview = abstract
     if outline:
         overview += "\nContents: " + "; ".join(dict.fromkeys(outline[:400]))
