@@ -86,12 +86,14 @@ _TEXT = st.lists(_PIECES, max_size=50).map("".join)
 
 
 def _old_prose_lines(text: str, kind: str) -> list[str]:
-    """``summaries._prose_lines`` before the running-text shortcut."""
+    """``summaries._prose_lines`` before the running-text shortcut (plain text's adornment
+    rule included: quality68)."""
     out: list[str] = []
     size = 0
     fence: tuple[str, int] | None = None
     lines = text.split("\n")
     structured = kind in {"markdown", "html", "rst"}
+    lead_in = -1
     for i, ln in enumerate(lines):
         if fence is not None:
             if fence_closes(ln, *fence):
@@ -112,12 +114,20 @@ def _old_prose_lines(text: str, kind: str) -> list[str]:
                 or setext_level(nxt) > 0
                 or s.startswith(".. ")
             )
+        if kind == "text" and not skip:  # plain text: adornments dropped, headings lead in
+            if adornment_char(s) is not None:
+                continue
+            if adornment_char(nxt.strip()) is not None and s[-1] not in ".!?:;。！？":
+                s += ":"
+                lead_in = len(out)
         if skip:
             continue
         out.append(s)
         size += len(s) + 1
         if size >= summaries.SENTENCE_PROBE_CHARS:
             break
+    if out and lead_in == len(out) - 1:
+        out[-1] = out[-1][:-1]
     return out
 
 

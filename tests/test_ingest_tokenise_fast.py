@@ -124,7 +124,7 @@ def test_paragraph_marker_is_the_only_whitespace_sentence_gap() -> None:
 # ------------------------------------------------------------------------------ summaries
 
 from treehop.ingest import summaries  # noqa: E402
-from treehop.ingest.markup import parse  # noqa: E402
+from treehop.ingest.markup import adornment_char, parse  # noqa: E402
 
 
 def _old_clip(text: str, n: int) -> str:
@@ -156,7 +156,7 @@ def _old_title_of(text: str, kind: str) -> str:
                 if m:
                     return _old_clip(m.group(1).strip().strip("\"'"), 120)
     for ln in lines:
-        if ln.strip():
+        if ln.strip() and adornment_char(ln.strip()) is None:  # no overline or rule
             return _old_clip(ln.strip(), 120)
     return ""
 

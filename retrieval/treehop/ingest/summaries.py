@@ -63,6 +63,8 @@ _LABEL_TOKEN = re.compile(
 a period or parenthesis: a bare ``3.1`` or ``2021`` heading (a version, a year) or ``XML`` or
 a spaced-out ``F A Q`` title is a name, not a label. Parts are joined by a mandatory
 separator, so a failed match backtracks over a few characters only."""
+_LEAD_IN_ENDS = frozenset(".!?:;。！？")
+"""A plain-text heading ending so already ends (or leads into) what follows it."""
 _LABEL_CHARS = 40
 """A text longer than this is never taken for labels alone (and is not scanned for them)."""
 
@@ -127,6 +129,7 @@ def _prose_lines(text: str, kind: str) -> list[str]:
     fence: tuple[str, int] | None = None
     lines = text.split("\n")
     structured = kind in {"markdown", "html", "rst"}
+    lead_in = -1  # the index in ``out`` of the last plain-text heading given a lead-in colon
     last = len(lines) - 1
     for i, ln in enumerate(lines):
         if fence is not None:
@@ -159,12 +162,24 @@ def _prose_lines(text: str, kind: str) -> list[str]:
                 or setext_level(nxt) > 0
                 or s.startswith(".. ")
             )
+        if kind == "text" and not skip:
+            # Plain text has no markup, but underlines (``=====``, ``~~~~``, ``----``) and
+            # rules are drawn as in reST: the line itself is no prose, and the line above one
+            # is a heading, read as the lead-in of the sentence after it (``ABCDE`` over
+            # ``=====`` then ``It was ...`` gives ``ABCDE: It was ...``).
+            if adornment_char(s) is not None:
+                continue
+            if adornment_char(nxt.strip()) is not None and s[-1] not in _LEAD_IN_ENDS:
+                s += ":"
+                lead_in = len(out)
         if skip:
             continue
         out.append(s)
         size += len(s) + 1
         if size >= SENTENCE_PROBE_CHARS:
             break
+    if out and lead_in == len(out) - 1:  # a heading with nothing after it leads into nothing
+        out[-1] = out[-1][:-1]
     return out
 
 
@@ -222,14 +237,26 @@ def title_of(text: str, kind: str) -> str:
                 m = pattern.match(ln)
                 if m:
                     return _clip(m.group(1).strip().strip("\"'"), 120)
-    # The first non-blank line among the first 400, without cutting the text into lines or
-    # copying it: what precedes the first non-space character is the blank lines before it,
-    # and the clip reads only a bounded prefix of the line (``_clip``: 120 * 4 + 64).
-    first = _NON_SPACE.search(text)
-    if first is None or text.count("\n", 0, first.start()) >= 400:
-        return ""
-    at = first.start()
-    return _clip(text[at : at + 120 * 4 + 64].partition("\n")[0].strip(), 120)
+    # The first non-blank line among the first 400 that is no adornment (an overline or a
+    # rule, ``=====``: plain text draws them as reST does), without cutting the text into
+    # lines or copying it: what precedes the first non-space character is the blank lines
+    # before it, and the clip reads only a bounded prefix of the line (``_clip``:
+    # 120 * 4 + 64). Each adornment skipped is read once, so the search stays linear.
+    at, newlines = 0, 0
+    while (first := _NON_SPACE.search(text, at)) is not None:
+        newlines += text.count("\n", at, first.start())
+        if newlines >= 400:
+            return ""
+        start = first.start()
+        line = text[start : start + 120 * 4 + 64].partition("\n")[0].strip()
+        if adornment_char(line) is None:
+            return _clip(line, 120)
+        end = text.find("\n", start)
+        end = len(text) if end < 0 else end
+        if adornment_char(text[start:end].strip()) is None:  # a longer line, not all one mark
+            return _clip(line, 120)
+        at = end
+    return ""
 
 
 _EXTENSION = re.compile(r"\.[A-Za-z0-9]{1,6}$")
