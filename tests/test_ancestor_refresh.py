@@ -38,9 +38,13 @@ def _is_id(name: str) -> bool:
     """A UUID (``@`` first or not) or 16+ hex digits: the names an overview line leaves out."""
     stem = name.removeprefix("@")
     try:
-        return str(uuid.UUID(stem)) == stem
+        if str(uuid.UUID(stem)) == stem:
+            return True
     except ValueError:
-        return len(stem) >= 16 and all(ch in "0123456789abcdefABCDEF" for ch in stem)
+        pass
+    # (not ``else``: ``uuid.UUID`` takes 32 bare hex digits too, and a hyphen-less hex run
+    # is an id to the library: helper quality68 saw a drawn 32-digit name judged not one)
+    return len(stem) >= 16 and all(ch in "0123456789abcdefABCDEF" for ch in stem)
 
 
 _NAMES = st.from_regex(r"[a-z0-9][a-z0-9_.-]{0,9}", fullmatch=True)
