@@ -12953,9 +12953,7 @@ def split_imap_faq(text: str) -> tuple[str, list[tuple[str, str, str]]]:
     (``7.44``), a repeat ``-2``. Each line is read once: linear."""
     lines = text.split("\n")
     start = next((i for i, ln in enumerate(lines) if _IMAP_CONTENTS.match(ln)), None)
-    begin = next(
-        (i for i in range(start or 0, len(lines)) if _IMAP_GROUP.match(lines[i])), None
-    )
+    begin = next((i for i in range(start or 0, len(lines)) if _IMAP_GROUP.match(lines[i])), None)
     if start is None or begin is None:
         return _joined_parts([text.strip()]), []
     page: list[str] = ["\n".join(ln.rstrip() for ln in lines[:start]).strip()]
