@@ -409,6 +409,11 @@ change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py
   cython-faq rule on each page (:func:`split_cython_faq`, unchanged; :func:`_rst_docs_faqs`),
   beside the reference manual's pages as markdown (:func:`pyx_faq_set`). Built in stop 68 and
   measured once: an untuned check (helper heldout73).
+* ``imap-faq``: the UW IMAP toolkit's FAQ (Debian ``libc-client2007e``, ``FAQ.txt.gz``: plain
+  text, a table of contents, then ~150 numbered entries under eight numbered groups,
+  questions in a row sharing one answer): every question and the contents deleted
+  (:func:`split_imap_faq`), beside the toolkit's other documents. Built in stop 69 and
+  measured once: an untuned check (helper heldout75).
 * ``xboard-faq``: XBoard and WinBoard's FAQ (Debian ``xboard``, ``FAQ.html``: hand-written
   HTML, ~60 labelled ``<h3>`` questions under four ``<h2>`` groups): every question and the
   contents lists deleted (:func:`split_xboard_faq`), beside the engine protocol page, the
@@ -559,6 +564,7 @@ HELD_OUT_SETS = (
     "falcon-faq",
     "jupyterhub-faq",
     "pyx-faq",
+    "imap-faq",
 )
 """Natural-question sets that no screening script reads by default (``--sets`` names them):
 measured once per change as an untuned check of whether a method chosen on the sets above
@@ -12871,6 +12877,175 @@ def xastir_faq_set() -> NaturalSet:
 
 
 # --------------------------------------------------------------------------------------
+# A plain-text FAQ dumped from HTML: a table of contents, then numbered groups of entries
+# separated by rules, questions sharing one answer (the UW IMAP toolkit)
+# --------------------------------------------------------------------------------------
+
+IMAP_PACKAGE = "libc-client2007e"
+IMAP_DOC = "usr/share/doc/libc-client2007e"
+IMAP_FAQ = "FAQ.txt.gz"
+"""The UW IMAP toolkit's FAQ as its author kept it (the source's ``docs/FAQ.txt``, a text
+rendering of ``FAQ.html``; Debian's ``libc-client2007e``, ``/usr/share/doc/libc-client2007e/
+FAQ.txt.gz``): a licence comment, a centred title, a "Table of Contents" listing every
+group and question, then eight groups: a title at column 0 (``7. Problems and
+Annoyances``), entries indented three spaces, each its number (``7.44``) and its question,
+wrapped at the same indent up to a blank line, its answer indented ten, and a rule of
+underscores between entries. Two or three questions in a row may share the answer after the
+last of them ("1.4 ... Windows 3.1 or DOS? 1.5 ... Macintosh? 1.6 ... VAX/VMS?" answered
+once). ~150 questions administrators and programmers asked ("Why do I get the message
+Invalid base64 string when I try to authenticate to a Cyrus server?")."""
+IMAP_TEXTS = (
+    "README.Debian.gz",
+    "RELNOTES.gz",
+    "Y2K.gz",
+    "bugs.txt.gz",
+    "calendar.txt.gz",
+    "drivers.txt.gz",
+    "formats.txt.gz",
+    "imaprc.txt.gz",
+    "internal.txt.gz",
+    "locking.txt.gz",
+    "md5.txt",
+    "naming.txt.gz",
+)
+"""The toolkit's other documents in the FAQ's folder (the release notes, Y2K, known bugs,
+the calendar, drivers, mailbox formats, ``.imaprc``, internals, locking, CRAM-MD5 and
+mailbox naming notes, Debian's note): in, as text. Left out: ``FAQ.html`` (the same FAQ
+again, every question in it), ``NEWS.Debian``, the changelogs, the build information and
+the copyright."""
+IMAP_MAX_PAGE_CHARS = 150_000
+"""A note over this stays out and is named (the value the other sets use, not chosen for
+this set)."""
+_IMAP_CONTENTS = re.compile(r"^[ \t]*Table of Contents[ \t]*$")
+_IMAP_GROUP = re.compile(r"^(\d+)\.[ \t]+(\S.*)$")
+_IMAP_ENTRY = re.compile(r"^[ \t]{1,4}(\d+)\.(\d+)[ \t]+(\S.*)$")
+_IMAP_RULE = re.compile(r"^[ \t]*_{5,}[ \t]*$")
+
+
+def _dedent_to_first(lines: Sequence[str]) -> str:
+    """``lines`` with the first non-blank line's indent taken off every line (a line indented
+    less loses only what it has: a literal at column 1 in an answer indented ten), blank
+    runs folded to one, the ends stripped."""
+    first = next((ln for ln in lines if ln.strip()), "")
+    width = len(first) - len(first.lstrip(" "))
+    out = [ln[min(width, len(ln) - len(ln.lstrip(" "))) :] for ln in lines]
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(out)).strip()
+
+
+def split_imap_faq(text: str) -> tuple[str, list[tuple[str, str, str]]]:
+    """The UW IMAP toolkit's ``FAQ.txt`` -> (the FAQ as one markdown page without its
+    questions or its table of contents, [(number, question, answer)]), in one pass over the
+    lines.
+
+    The lines from one reading "Table of Contents" up to the first line at column 0 opening
+    with a number and a dot (the list of every question) leave the page; without either
+    nothing is asked and the text stays whole. From there on: such a line is a group's
+    title, kept as a ``##`` heading. A line indented one to four spaces opening with that
+    group's number, a dot and a number (``7.44``) is an entry: its text and the non-blank
+    lines after it (blank lines and the quoted messages the FAQ lists in a question at
+    column 1 included) up to a line indented deeper than the entry (the answer), the
+    group's next entry, a group title or a rule, spaces folded, is the question and leaves
+    the page. The lines after it up to the next entry or group title, rules of underscores out,
+    dedented to their first line, are its answer. Entries with no answer text between them
+    share the answer of the last one (the FAQ asks "1.4", "1.5" and "1.6" and answers once):
+    each is asked with it; entries still without one at a group title or the end stay as
+    text and ask nothing. Another group's number is answer text. Ids are the numbers
+    (``7.44``), a repeat ``-2``. Each line is read once: linear."""
+    lines = text.split("\n")
+    start = next((i for i, ln in enumerate(lines) if _IMAP_CONTENTS.match(ln)), None)
+    begin = next((i for i in range(start or 0, len(lines)) if _IMAP_GROUP.match(lines[i])), None)
+    if start is None or begin is None:
+        return _joined_parts([text.strip()]), []
+    page: list[str] = ["\n".join(ln.rstrip() for ln in lines[:start]).strip()]
+    qa: list[tuple[str, str, str]] = []
+    seen: dict[str, int] = {}
+    group: str | None = None
+    pending: list[tuple[str, str]] = []
+    body: list[str] = []
+
+    def close(final: bool) -> None:
+        """The open answer to the page, asked by every pending entry; at a group title or
+        the end (``final``), pending entries with no answer stay as text."""
+        rest = _dedent_to_first(body)
+        body.clear()
+        if rest and pending:
+            qa.extend((_repeat_id(seen, number), q, rest) for number, q in pending)
+            pending.clear()
+        elif final:
+            page.extend(f"{number} {q}" for number, q in pending)
+            pending.clear()
+        if rest:
+            page.append(rest)
+
+    i = begin
+    while i < len(lines):
+        line = lines[i].rstrip()
+        i += 1
+        head = _IMAP_GROUP.match(line)
+        item = _IMAP_ENTRY.match(line)
+        if head is not None:
+            close(final=True)
+            group = head.group(1)
+            page.append(f"## {group}. {_norm(head.group(2))}")
+        elif item is not None and item.group(1) == group:
+            close(final=False)
+            words = [item.group(3)]
+            indent = len(line) - len(line.lstrip())
+            while i < len(lines):
+                nxt = lines[i].rstrip()
+                ahead = _IMAP_ENTRY.match(nxt)
+                if nxt.strip() and (
+                    len(nxt) - len(nxt.lstrip()) > indent
+                    or (ahead is not None and ahead.group(1) == group)
+                    or _IMAP_GROUP.match(nxt)
+                    or _IMAP_RULE.match(nxt)
+                ):
+                    break  # the answer, the next question (sharing it) or the group's end
+                words.append(nxt)
+                i += 1
+            pending.append((f"{item.group(1)}.{item.group(2)}", _norm(" ".join(words))))
+        elif not _IMAP_RULE.match(line):
+            body.append(line)
+    close(final=True)
+    return _joined_parts(page), qa
+
+
+def imap_faq_set() -> NaturalSet:
+    """The UW IMAP toolkit's FAQ (Debian ``libc-client2007e``, ``FAQ.txt.gz``: ~150
+    numbered questions in eight groups, "7.44 My qpopper users keep on getting the DON'T
+    DELETE THIS MESSAGE -- FOLDER INTERNAL DATA ...") as one page ``FAQ.md`` with every
+    question and the table of contents deleted (:func:`split_imap_faq`), beside the
+    toolkit's other documents (:data:`IMAP_TEXTS`, as text), each up to
+    :data:`IMAP_MAX_PAGE_CHARS`. Ids are the FAQ's numbers (``imap-faq:7.44``). Entries
+    whose answer is under :data:`MIN_ANSWER_WORDS` words are left out and named. Built in
+    stop 69 and measured once, with no change to the retriever: an untuned check (helper
+    heldout75)."""
+    root, doc, faq_path = _packaged_doc(IMAP_PACKAGE, IMAP_DOC, IMAP_FAQ)
+    text, qa = split_imap_faq(_doc_text(faq_path, "utf-8"))
+    files = {"FAQ.md": text}
+    asked = _faq_questions("imap-faq", qa, "FAQ.md")
+    notes = _add_notes(files, doc, IMAP_TEXTS)
+    kept, too_long = _drop_too_long(files, notes, IMAP_MAX_PAGE_CHARS)
+    return _judged_package_set(
+        "imap-faq",
+        root,
+        files,
+        asked,
+        lambda version, unjudged: (
+            f"UW IMAP toolkit FAQ from {IMAP_PACKAGE} {version} (FAQ.txt.gz, one page; its "
+            f"{len(qa)} numbered questions and the table of contents deleted, the group "
+            "titles kept; questions in a row share the answer after the last) + the "
+            f"toolkit's other documents ({len(kept)} files; left out, over "
+            f"{IMAP_MAX_PAGE_CHARS} chars: {', '.join(too_long) or 'none'}); FAQ.html (the "
+            "same FAQ), NEWS.Debian, changelogs, build information and copyright out; "
+            "answer = the text after the question up to the next entry or group title, "
+            f"rules out; left out, answer under {MIN_ANSWER_WORDS} words: "
+            f"{' | '.join(unjudged) or 'none'}"
+        ),
+    )
+
+
+# --------------------------------------------------------------------------------------
 # A PyPI project's own FAQ in the documentation sources its sdist ships (Cython)
 # --------------------------------------------------------------------------------------
 
@@ -13639,6 +13814,7 @@ BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "falcon-faq": lambda emb: falcon_faq_set(),
     "jupyterhub-faq": lambda emb: jupyterhub_faq_set(),
     "pyx-faq": lambda emb: pyx_faq_set(),
+    "imap-faq": lambda emb: imap_faq_set(),
     "cranfield": cranfield_set,
     "pytest-derived": lambda emb: pytest_derived_set(),
 }
