@@ -1,7 +1,8 @@
 """``treehop eval`` as a first-hour user runs it (helper usage80).
 
 A labelled file is named by its file URI, as docs/cli.md's example does; a file long enough to
-be chunked answers with its ``#chunk-N`` passages, which must count for it.
+be chunked answers with its ``#chunk-N`` passages, which must count for it. A query file saved
+with a UTF-8 byte order mark (Windows' editors, PowerShell 5's ``Out-File``) is read.
 """
 
 from __future__ import annotations
@@ -131,3 +132,25 @@ def test_a_file_inside_a_labelled_directory_is_not_the_directory() -> None:
     qs = [_eval.LabelledQuery("d", "q", {"viking://resources/guide": 1}, 1)]
     rep = _eval.evaluate(qs, [[LONG + "#chunk-1", LONG, SHORT]], k=10)
     assert rep.per_query[0]["R@10"] == 0.0
+
+
+def test_a_query_file_with_a_byte_order_mark_is_read(
+    index: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    line = json.dumps({"query": "mouse support click cursor", "relevant": {LONG: 1}})
+    qfile = tmp_path / "q.jsonl"
+    qfile.write_bytes(
+        b"\xef\xbb\xbf" + (line + "\r\n" + line.replace("mouse", "hard wrapping") + "\r\n").encode()
+    )
+    rep = _eval_json(capsys, index, qfile)
+    assert rep["queries"] == 2
+    assert rep["per_query"][0]["query"] == "mouse support click cursor"
+
+
+def test_a_byte_order_mark_inside_the_file_is_still_an_error(tmp_path: Path) -> None:
+    """Only the file's first character may be the mark: elsewhere it is text that is not JSON."""
+    line = json.dumps({"query": "q", "relevant": {LONG: 1}})
+    qfile = tmp_path / "q.jsonl"
+    qfile.write_bytes((line + "\n").encode() + b"\xef\xbb\xbf" + line.encode())
+    with pytest.raises(_eval.EvalFileError, match=r"q\.jsonl:2: not valid JSON"):
+        _eval.load_queries(qfile, lambda u: u)

@@ -113,7 +113,11 @@ def load_queries(path: Path, normalize: Callable[[str], str]) -> list[LabelledQu
             "(or endless); split it"
         )
     try:
-        text = data.decode("utf-8")
+        # utf-8-sig: a leading byte order mark (Notepad, PowerShell 5's Out-File -Encoding
+        # utf8) is dropped; it was "not valid JSON (Unexpected UTF-8 BOM (decode using
+        # utf-8-sig))" on line 1, a codec's name for a CLI user (helper usage80). A mark
+        # anywhere else is still text that is not JSON.
+        text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise EvalFileError(f"cannot read query file {path}: {exc}") from exc
     out: list[LabelledQuery] = []
