@@ -674,8 +674,20 @@ class AsyncTreehop:
         self._fresh()  # every call that starts by reading a node sees the latest commit
         node = self.store.get([resolved])[0]
         if node is None:
-            raise NotFoundError(f"no node at {uri}")
+            raise NotFoundError(f"no node at {uri}{self._escaped_hint(resolved)}")
         return node
+
+    def _escaped_hint(self, resolved: str) -> str:
+        """``; did you mean URI?`` where the name as a folder's walk escapes it (``%25``,
+        ``%3F``: :func:`treehop.uri.as_stored_names`) is a node, else ``""``. One store read,
+        on the not-found path only."""
+        stored = urimod.as_stored_names(resolved)
+        if stored == resolved or self.store.get([stored])[0] is None:
+            return ""
+        return (
+            f"; did you mean {self.display(stored)}? (a '%' or '?' in a file or folder name "
+            "is written %25 / %3F in a URI, as ls / tree show it)"
+        )
 
     async def ls(self, uri: str = "viking://resources") -> list[Entry]:
         """The children of a directory (a context root with nothing under it yet: none)."""
