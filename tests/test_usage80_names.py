@@ -58,6 +58,15 @@ def test_a_name_typed_as_on_disk_is_named_in_the_error(
     assert client.read(meant).strip()  # the URI named reads
 
 
+def test_a_finds_target_typed_as_on_disk_is_named_too(client: Treehop) -> None:
+    meant = f"{DIR}/100%25.txt"
+    with pytest.raises(NotFoundError) as err:
+        client.find("backups", target_uri=[f"{DIR}/100%.txt", f"{DIR}/gone.txt"])
+    assert str(err.value).startswith("unknown target URI(s): ")
+    assert f"did you mean {meant}?" in str(err.value)
+    assert [m.uri for m in client.find("backups", target_uri=meant).contexts()] == [meant]
+
+
 def test_a_hash_in_a_name_is_named_in_the_fragment_error(client: Treehop) -> None:
     with pytest.raises(InvalidURIError) as err:
         client.read(f"{DIR}/#hash.txt")

@@ -837,7 +837,8 @@ class AsyncTreehop:
                 if n is None and r not in spaces
             ]
             if missing:
-                raise _unknown_targets(missing)
+                # (the first one's escaped form named, if a node: helper usage80)
+                raise _unknown_targets(missing, self._escaped_hint(self.resolve(missing[0])))
             return roots
         if ctype is not None:
             return [self.root(ctype)]
@@ -1685,12 +1686,12 @@ def _named(name: str) -> str:
     return segment(name)
 
 
-def _unknown_targets(missing: Sequence[str]) -> NotFoundError:
+def _unknown_targets(missing: Sequence[str], hint: str = "") -> NotFoundError:
     """The error of a find whose targets name no node (named bounded: 100 targets of 2,048
-    characters made a 200 KB message)."""
+    characters made a 200 KB message); ``hint``: :meth:`AsyncTreehop._escaped_hint`'s."""
     more = f" (and {len(missing) - 10} more)" if len(missing) > 10 else ""
     shown = ", ".join(t[:200] for t in missing[:10])
-    return NotFoundError(f"unknown target URI(s): {shown}{more}")
+    return NotFoundError(f"unknown target URI(s): {shown}{more}{hint}")
 
 
 _QUIET_FLOATS = np.errstate(over="ignore", under="ignore", invalid="ignore")
