@@ -674,8 +674,20 @@ class AsyncTreehop:
         self._fresh()  # every call that starts by reading a node sees the latest commit
         node = self.store.get([resolved])[0]
         if node is None:
-            raise NotFoundError(f"no node at {uri}")
+            raise NotFoundError(f"no node at {uri}{self._escaped_hint(resolved)}")
         return node
+
+    def _escaped_hint(self, resolved: str) -> str:
+        """``; did you mean URI?`` where the name as a folder's walk escapes it (``%25``,
+        ``%3F``: :func:`treehop.uri.as_stored_names`) is a node, else ``""``. One store read,
+        on the not-found path only."""
+        stored = urimod.as_stored_names(resolved)
+        if stored == resolved or self.store.get([stored])[0] is None:
+            return ""
+        return (
+            f"; did you mean {self.display(stored)}? (a '%' or '?' in a file or folder name "
+            "is written %25 / %3F in a URI, as ls / tree show it)"
+        )
 
     async def ls(self, uri: str = "viking://resources") -> list[Entry]:
         """The children of a directory (a context root with nothing under it yet: none)."""
@@ -825,7 +837,8 @@ class AsyncTreehop:
                 if n is None and r not in spaces
             ]
             if missing:
-                raise _unknown_targets(missing)
+                # (the first one's escaped form named, if a node: helper usage80)
+                raise _unknown_targets(missing, self._escaped_hint(self.resolve(missing[0])))
             return roots
         if ctype is not None:
             return [self.root(ctype)]
@@ -1673,12 +1686,12 @@ def _named(name: str) -> str:
     return segment(name)
 
 
-def _unknown_targets(missing: Sequence[str]) -> NotFoundError:
+def _unknown_targets(missing: Sequence[str], hint: str = "") -> NotFoundError:
     """The error of a find whose targets name no node (named bounded: 100 targets of 2,048
-    characters made a 200 KB message)."""
+    characters made a 200 KB message); ``hint``: :meth:`AsyncTreehop._escaped_hint`'s."""
     more = f" (and {len(missing) - 10} more)" if len(missing) > 10 else ""
     shown = ", ".join(t[:200] for t in missing[:10])
-    return NotFoundError(f"unknown target URI(s): {shown}{more}")
+    return NotFoundError(f"unknown target URI(s): {shown}{more}{hint}")
 
 
 _QUIET_FLOATS = np.errstate(over="ignore", under="ignore", invalid="ignore")

@@ -145,7 +145,11 @@ def _normalize(uri: str, user: str) -> str:
         body, _, frag = body.partition("#")
         fragment = "#" + frag
         if not re.fullmatch(r"#chunk-\d{1,6}", fragment):
-            raise InvalidURIError(f"URI {uri!r} has an invalid fragment {fragment!r}")
+            raise InvalidURIError(
+                f"URI {uri!r} has an invalid fragment {fragment!r}; a '#' in a file or "
+                f"folder name is written %23 in a URI, as ls / tree show it: "
+                f"{uri.replace('#', '%23')!r}"
+            )
     segments = body.split("/")
     if len(segments) > MAX_URI_DEPTH:
         raise InvalidURIError(
@@ -176,6 +180,24 @@ def _normalize(uri: str, user: str) -> str:
             f"({RESOURCES_ROOT}, {MEMORIES_ROOT}, {SKILLS_ROOT})"
         )
     return resolved + fragment
+
+
+_RAW_PERCENT = re.compile(r"%(?![0-9A-Fa-f]{2})")
+
+
+def as_stored_names(uri: str) -> str:
+    """``uri`` with a ``%`` that starts no escape and every ``?`` written as a folder's walk
+    writes them in a node's name (``%25``, ``%3F``); the chunk mark is kept.
+
+    Why (helper usage80): a file named ``100%.txt`` or ``what?.txt`` is stored as
+    ``100%25.txt`` / ``what%3F.txt``, and ``read`` / ``ls`` / ``rm`` of the name as typed
+    from the disk answered "no node at ..." with nothing about the escaping. Used only to
+    name the node meant in that error, never to resolve a URI: a node written through
+    another path (a memory, a ``target_uri`` given whole) may hold those characters raw."""
+    body, mark, frag = uri.partition(CHUNK_MARK)
+    return (
+        _RAW_PERCENT.sub("%25", body[len(SCHEME) :]).replace("?", "%3F").join((SCHEME, mark + frag))
+    )
 
 
 def name_leaves_root(name: str) -> bool:

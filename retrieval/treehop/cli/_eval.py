@@ -22,12 +22,13 @@ things are done here on purpose:
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..errors import InvalidQueryError, InvalidURIError, TreehopError
+from ..uri import CHUNK_MARK
 from ..validation import check_query
 
 
@@ -112,7 +113,11 @@ def load_queries(path: Path, normalize: Callable[[str], str]) -> list[LabelledQu
             "(or endless); split it"
         )
     try:
-        text = data.decode("utf-8")
+        # utf-8-sig: a leading byte order mark (Notepad, PowerShell 5's Out-File -Encoding
+        # utf8) is dropped; it was "not valid JSON (Unexpected UTF-8 BOM (decode using
+        # utf-8-sig))" on line 1, a codec's name for a CLI user (helper usage80). A mark
+        # anywhere else is still text that is not JSON.
+        text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise EvalFileError(f"cannot read query file {path}: {exc}") from exc
     out: list[LabelledQuery] = []
@@ -165,6 +170,23 @@ def load_queries(path: Path, normalize: Callable[[str], str]) -> list[LabelledQu
     return out
 
 
+def judged_uri(hit: str, relevant: Mapping[str, int]) -> str:
+    """The URI a hit is judged as: a chunk of a file that the query's labels name (and that
+    do not name the chunk itself) is that file.
+
+    Why (helper usage80): a file long enough to be chunked is stored as ``file#chunk-N``
+    leaves, and ``find`` returns those passages, so a label on the file (what anyone writes,
+    and what the docs' example does) never matched: ``treehop eval`` scored 0 a query whose
+    first hit was the labelled file's passage. The benchmarks judge so too (a passage counts
+    for the document it comes from). Only chunks map, to their own file: a file or a
+    directory inside a labelled directory is not that directory. A chunk labelled itself is
+    judged as itself, and several chunks of one file count once, at the best rank."""
+    if hit in relevant:
+        return hit
+    file_uri, mark, _ = hit.partition(CHUNK_MARK)
+    return file_uri if mark and file_uri in relevant else hit
+
+
 def metric_names(k: int) -> tuple[str, str, str]:
     return (f"nDCG@{k}", f"R@{k}", f"RR@{k}")
 
@@ -189,7 +211,7 @@ def evaluate(
     ]
     run = []
     for q, ranking in zip(queries, rankings, strict=True):
-        uniq = list(dict.fromkeys(ranking))
+        uniq = list(dict.fromkeys(judged_uri(uri, q.relevant) for uri in ranking))
         run += [
             ir_measures.ScoredDoc(q.qid, uri, float(len(uniq) - i)) for i, uri in enumerate(uniq)
         ]

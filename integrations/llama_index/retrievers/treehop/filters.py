@@ -106,10 +106,21 @@ def _as_list(f: MetadataFilter) -> list[Any]:
         raise InvalidFilterError(f"filter {_describe(f)!r}: a value is required")
     items = list(value) if isinstance(value, list) else [value]
     if not items:
-        raise InvalidFilterError(
-            f"filter {_describe(f)!r}: the value list is empty (it would match nothing)"
-        )
+        means = _EMPTY_LIST_MEANS.get(f.operator, _MATCHES_NOTHING)
+        raise InvalidFilterError(f"filter {_describe(f)!r}: the value list is empty ({means})")
     return items
+
+
+_MATCHES_NOTHING = "it would match nothing"
+_EMPTY_LIST_MEANS = {
+    FilterOperator.NIN: "it excludes nothing: leave the filter out to keep every node",
+    FilterOperator.ALL: "it asks for no value: leave the filter out to keep every node",
+}
+"""What an empty list asks, by operator, for the refusal's message. Why (helper usage80):
+every empty list was refused as "it would match nothing", true of ``in`` / ``any``, the
+opposite of ``nin []`` (``SimpleVectorStore`` keeps every node; a list of exclusions built
+at run time is often empty) and of ``all []``. The list is still refused, not read as "no
+filter", as the LangChain package and the core DSL refuse an empty list."""
 
 
 def _scalar(f: MetadataFilter) -> Any:
