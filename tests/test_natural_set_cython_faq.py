@@ -273,16 +273,27 @@ def test_split_cython_faq_property(entries: list[tuple[str, bool, list[str]]]) -
 
 
 # -- the set, built from an sdist shaped like PyPI's cython-3.3.1.tar.gz ----------------------
+# (the checks every sdist set shares run in test_natural_set_sdists.py on SDIST)
 
-TOP = f"cython-{ns.CYTHON_VERSION}"
+JUDGED = {k: a for k, a in ANSWERS.items() if k != "how-do-i-declare-a-global-variable"}
 
 
-def _sdist(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, faq: str = FAQ) -> Path:
-    """The sdist archive in a benchmark cache at ``tmp_path`` (``pypi/downloads/``), as
-    ``pip download`` leaves it; returns the archive's path."""
-    monkeypatch.setattr(ds, "CACHE_DIR", tmp_path)
-    docs = {
-        "docs/src/userguide/faq.rst": faq,
+def _reads(nset: ns.NaturalSet) -> None:
+    # the other pages as markdown: an overlined title, a target gone; a page quoting a
+    # question scrubbed, its other text kept
+    assert nset.files["src/tutorial/strings.md"].startswith("# Strings\n\n## Decoding bytes\n")
+    assert "Read on." in nset.files["src/tutorial/strings.md"]
+    assert nset.files["index.md"].startswith("# Welcome to Cython's Documentation\n")
+
+
+SDIST = nsc.SdistSet(
+    name="cython-faq",
+    build=ns.cython_faq_set,
+    project=ns.CYTHON_PROJECT,
+    version=ns.CYTHON_VERSION,
+    doc=ns.CYTHON_DOC,
+    pages={ns.CYTHON_FAQ: FAQ},
+    members={
         "docs/index.rst": title("Welcome to Cython's Documentation", "=")
         + "\nAlso see the `Cython project homepage <https://cython.org/>`_.\n",
         "docs/CONTRIBUTING.rst": title("Contributing", "=") + "\nOpen a pull request.\n",
@@ -299,92 +310,44 @@ def _sdist(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, faq: str = FAQ) -> P
         "docs/conf.py": "leftout = 1\n",
         "CHANGES.rst": "leftout\n",
         "README.rst": "leftout\n",
-    }
-    work = tmp_path / "pypi" / "downloads"
-    work.mkdir(parents=True)
-    archive = work / f"{ns.CYTHON_PROJECT}-{ns.CYTHON_VERSION}.tar.gz"
-    with tarfile.open(archive, "w:gz") as tar:
-        for rel, body in docs.items():
-            data = body.encode("utf-8")
-            info = tarfile.TarInfo(f"{TOP}/{rel}")
-            info.size = len(data)
-            tar.addfile(info, io.BytesIO(data))
-    return archive
+    },
+    sources={k: "src/userguide/faq.md" for k in JUDGED},
+    answers=JUDGED,
+    files={"src/userguide/faq.md", "index.md", "CONTRIBUTING.md", "src/tutorial/strings.md"},
+    too_long="src/reference/huge.rst",
+    # the one answer under five words is left out (and scrubbed)
+    left_out=(Q_GLOBAL,),
+    note=("PyPI sdist cython 3.3.1",),
+    asked=ASKED,
+    shipped={"faq.txt": ns.rst_plain(FAQ)},
+    short=(
+        {
+            ns.CYTHON_FAQ: FAQ.replace(
+                "If you mention Cython, the simplest way is to cite the project website.",
+                "Cite it.",
+            ).replace(
+                "**Answer**:\n\n::\n\n    global variable", "**Answer**: declare it with global."
+            )
+        },
+        Q_CITE,
+    ),
+    added={
+        ns.CYTHON_FAQ: FAQ.replace(
+            title("Explanations", "="),
+            title("Can Cython create objects or use operators on stack-allocated C++ classes?", "^")
+            + "\nYes, stack-allocated C++ objects can be created and used directly.\n\n"
+            + title("Explanations", "="),
+        )
+    },
+    refusals=[((ns.CYTHON_FAQ,), ns.CYTHON_FAQ)],
+    reads=_reads,
+)
 
 
 @pytest.fixture
 def archive(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """The sdist as shipped (:data:`FAQ`), not yet unpacked."""
-    return _sdist(tmp_path, monkeypatch)
-
-
-def _faq_path() -> Path:
-    root: Path = ns.fetch_pypi_sdist(ns.CYTHON_PROJECT, ns.CYTHON_VERSION)
-    return root / ns.CYTHON_DOC / ns.CYTHON_FAQ
-
-
-def test_cython_faq_set_from_an_sdist(archive: Path) -> None:
-    nset = ns.cython_faq_set()
-    nsc.assert_package_set(
-        nset,
-        "cython-faq",
-        ids=[k for k in ANSWERS if k != "how-do-i-declare-a-global-variable"],
-        files={
-            "src/userguide/faq.md",
-            "index.md",
-            "CONTRIBUTING.md",
-            "src/tutorial/strings.md",
-        },
-        source="src/userguide/faq.md",
-        version=ns.CYTHON_VERSION,
-        too_long="src/reference/huge.rst",
-        answers={k: a for k, a in ANSWERS.items() if k != "how-do-i-declare-a-global-variable"},
-    )
-    # the one answer under five words is left out (and scrubbed)
-    assert nset.left_out == (Q_GLOBAL,)
-    corpus = " ".join(nset.files.values())
-    assert "leftout" not in corpus
-    # the other pages as markdown: an overlined title, a target gone; a page quoting a
-    # question scrubbed, its other text kept
-    assert nset.files["src/tutorial/strings.md"].startswith("# Strings\n\n## Decoding bytes\n")
-    assert "Read on." in nset.files["src/tutorial/strings.md"]
-    assert nset.files["index.md"].startswith("# Welcome to Cython's Documentation\n")
-    assert "PyPI sdist cython 3.3.1" in nset.note
-
-
-def test_cython_faq_set_leaves_out_a_short_answer(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    short = FAQ.replace(
-        "If you mention Cython, the simplest way is to cite the project website.", "Cite it."
-    ).replace("**Answer**:\n\n::\n\n    global variable", "**Answer**: declare it with global.")
-    assert short.count("Cite it.") == 1 and "global variable\n" not in short
-    _sdist(tmp_path, monkeypatch, short)
-    nsc.assert_left_out(ns.cython_faq_set(), Q_CITE, len(ASKED) - 1)
-
-
-def test_no_question_text_is_left_in_any_file(archive: Path) -> None:
-    # the FAQ as shipped: the check finds every question there, so it could fail
-    nset = ns.cython_faq_set()
-    shipped = {"faq.txt": ns.rst_plain(FAQ)}
-    nsc.assert_leak_checked(nset, shipped, ASKED)
-
-
-def test_cython_faq_set_halves_are_fixed_and_disjoint(archive: Path) -> None:
-    added = (
-        title("Can Cython create objects or use operators on stack-allocated C++ classes?", "^")
-        + "\nYes, stack-allocated C++ objects can be created and used directly.\n\n"
-    )
-    more = FAQ.replace(title("Explanations", "="), added + title("Explanations", "="))
-    assert more != FAQ
-    nsc.assert_halves_survive_an_added_question(
-        ns.cython_faq_set, lambda: _faq_path().write_text(more, encoding="utf-8")
-    )
-
-
-def test_cython_faq_set_refuses_an_sdist_without_the_faq(archive: Path) -> None:
-    _faq_path().unlink()
-    nsc.assert_refuses_without_faq(ns.cython_faq_set, ns.CYTHON_FAQ)
+    return nsc.sdist_archive(SDIST, tmp_path, monkeypatch)
 
 
 def test_fetch_pypi_sdist_unpacks_once_offline(archive: Path) -> None:

@@ -21,16 +21,11 @@ answer too short to judge leaves the set but not the corpus's scrubbing.
 
 from __future__ import annotations
 
-import io
 import sys
-import tarfile
 from pathlib import Path
-
-import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 
-import datasets as ds
 import natural_set_checks as nsc
 import natural_sets as ns
 
@@ -144,16 +139,28 @@ def test_the_cython_rule_reads_falcons_faq() -> None:
 
 
 # -- the set, built from an sdist shaped like PyPI's falcon-4.4.0.tar.gz ----------------------
+# (the checks every sdist set shares run in test_natural_set_sdists.py on SDIST)
 
-TOP = f"falcon-{ns.FALCON_VERSION}"
+
+def _reads(nset: ns.NaturalSet) -> None:
+    # the other pages as markdown, a target gone; a page quoting a question scrubbed, its
+    # other text kept
+    assert nset.files["index.md"].startswith("# The Falcon Web Framework\n\nFalcon is a")
+    tutorial = nset.files["user/tutorial.md"]
+    assert tutorial.startswith("# Tutorial (WSGI)\n\nReaders often ask:")
+    assert "It is, read on." in tutorial and "## Creating Resources" in tutorial
+    # the stated entry is no question: it stays in the FAQ page with its text
+    assert f"### {STATED}\nBy default" in nset.files["user/faq.md"]
 
 
-def _sdist(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, faq: str = FAQ) -> Path:
-    """The sdist archive in a benchmark cache at ``tmp_path`` (``pypi/downloads/``), as
-    ``pip download`` leaves it; returns the archive's path."""
-    monkeypatch.setattr(ds, "CACHE_DIR", tmp_path)
-    docs = {
-        "docs/user/faq.rst": faq,
+SDIST = nsc.SdistSet(
+    name="falcon-faq",
+    build=ns.falcon_faq_set,
+    project=ns.FALCON_PROJECT,
+    version=ns.FALCON_VERSION,
+    doc=ns.FALCON_DOC,
+    pages={ns.FALCON_FAQ: FAQ},
+    members={
         "docs/index.rst": ".. _index:\n\n"
         + title("The Falcon Web Framework", "=")
         + "\nFalcon is a minimalist ASGI/WSGI framework.\n",
@@ -172,89 +179,32 @@ def _sdist(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, faq: str = FAQ) -> P
         "CHANGES.rst": "leftout\n",
         "README.rst": "leftout\n",
         "falcon/app.py": "leftout = 1\n",
-    }
-    work = tmp_path / "pypi" / "downloads"
-    work.mkdir(parents=True)
-    archive = work / f"{ns.FALCON_PROJECT}-{ns.FALCON_VERSION}.tar.gz"
-    with tarfile.open(archive, "w:gz") as tar:
-        for rel, body in docs.items():
-            data = body.encode("utf-8")
-            info = tarfile.TarInfo(f"{TOP}/{rel}")
-            info.size = len(data)
-            tar.addfile(info, io.BytesIO(data))
-    return archive
-
-
-@pytest.fixture
-def archive(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """The sdist as shipped (:data:`FAQ`), not yet unpacked."""
-    return _sdist(tmp_path, monkeypatch)
-
-
-def _faq_path() -> Path:
-    root: Path = ns.fetch_pypi_sdist(ns.FALCON_PROJECT, ns.FALCON_VERSION)
-    faq: Path = root / ns.FALCON_DOC / ns.FALCON_FAQ
-    return faq
-
-
-def test_falcon_faq_set_from_an_sdist(archive: Path) -> None:
-    nset = ns.falcon_faq_set()
-    nsc.assert_package_set(
-        nset,
-        "falcon-faq",
-        ids=list(ANSWERS),
-        files={"user/faq.md", "index.md", "user/tutorial.md"},
-        source="user/faq.md",
-        version=ns.FALCON_VERSION,
-        too_long="api/huge.rst",
-        answers=ANSWERS,
-    )
-    assert nset.left_out == ()
-    # the release notes, theme folders, .md stubs, extensions, conf.py and the package's
-    # own files stay out
-    assert "leftout" not in " ".join(nset.files.values())
-    # the other pages as markdown, a target gone; a page quoting a question scrubbed, its
-    # other text kept
-    assert nset.files["index.md"].startswith("# The Falcon Web Framework\n\nFalcon is a")
-    tutorial = nset.files["user/tutorial.md"]
-    assert tutorial.startswith("# Tutorial (WSGI)\n\nReaders often ask:")
-    assert "It is, read on." in tutorial and "## Creating Resources" in tutorial
-    # the stated entry is no question: it stays in the FAQ page with its text
-    assert f"### {STATED}\nBy default" in nset.files["user/faq.md"]
-    assert "PyPI sdist falcon 4.4.0" in nset.note and "changes/ out" in nset.note
-
-
-def test_falcon_faq_set_leaves_out_a_short_answer(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    short = FAQ.replace(
-        "Falcon makes it easy to efficiently serve static files with add_static_route.",
-        "Yes, it can.",
-    )
-    assert short != FAQ
-    _sdist(tmp_path, monkeypatch, short)
-    nsc.assert_left_out(ns.falcon_faq_set(), Q_STATIC, len(ASKED) - 1)
-
-
-def test_no_question_text_is_left_in_any_file(archive: Path) -> None:
-    # the FAQ as shipped: the check finds every question there, so it could fail
-    nset = ns.falcon_faq_set()
-    shipped = {"faq.txt": ns.rst_plain(FAQ)}
-    nsc.assert_leak_checked(nset, shipped, ASKED)
-
-
-def test_falcon_faq_set_halves_are_fixed_and_disjoint(archive: Path) -> None:
-    added = (
-        title("Does Falcon support WebSocket?", "-")
-        + "The async flavor of Falcon supports the ASGI WebSocket protocol.\n\n"
-    )
-    more = FAQ.replace(title("Routing", "~"), added + title("Routing", "~"))
-    assert more != FAQ
-    nsc.assert_halves_survive_an_added_question(
-        ns.falcon_faq_set, lambda: _faq_path().write_text(more, encoding="utf-8")
-    )
-
-
-def test_falcon_faq_set_refuses_an_sdist_without_the_faq(archive: Path) -> None:
-    _faq_path().unlink()
-    nsc.assert_refuses_without_faq(ns.falcon_faq_set, ns.FALCON_FAQ)
+    },
+    sources={k: "user/faq.md" for k in ANSWERS},
+    answers=ANSWERS,
+    files={"user/faq.md", "index.md", "user/tutorial.md"},
+    too_long="api/huge.rst",
+    left_out=(),
+    note=("PyPI sdist falcon 4.4.0", "changes/ out"),
+    asked=ASKED,
+    shipped={"faq.txt": ns.rst_plain(FAQ)},
+    short=(
+        {
+            ns.FALCON_FAQ: FAQ.replace(
+                "Falcon makes it easy to efficiently serve static files with add_static_route.",
+                "Yes, it can.",
+            )
+        },
+        Q_STATIC,
+    ),
+    added={
+        ns.FALCON_FAQ: FAQ.replace(
+            title("Routing", "~"),
+            title("Does Falcon support WebSocket?", "-")
+            + "The async flavor of Falcon supports the ASGI WebSocket protocol.\n\n"
+            + title("Routing", "~"),
+        )
+    },
+    refusals=[((ns.FALCON_FAQ,), ns.FALCON_FAQ)],
+    reads=_reads,
+)

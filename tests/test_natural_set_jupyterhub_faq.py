@@ -23,18 +23,14 @@ out; an answer too short to judge leaves the set but not the corpus's scrubbing.
 
 from __future__ import annotations
 
-import io
 import sys
-import tarfile
 from pathlib import Path
 
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 
-import datasets as ds
 import natural_set_checks as nsc
 import natural_sets as ns
 
@@ -277,18 +273,30 @@ def test_split_markdown_faq_property(entries: list[tuple[int, bool, list[str], b
 
 
 # -- the set, built from an sdist shaped like PyPI's jupyterhub-6.1.1.tar.gz -----------------
+# (the checks every sdist set shares run in test_natural_set_sdists.py on SDIST)
 
-TOP = f"jupyterhub-{ns.JUPYTERHUB_VERSION}"
+
+def _reads(nset: ns.NaturalSet) -> None:
+    # front matter and targets gone; a page quoting a question scrubbed, its other text kept
+    assert nset.files["reference/rest-api.md"] == (
+        "# JupyterHub REST API\n\nThe Hub's API is documented here.\n"
+    )
+    proxy = nset.files["howto/proxy.md"]
+    assert proxy.startswith("# Proxy\n\nUsers ask:") and "Read on." in proxy
+    assert "## Ports" in proxy and "(howto:proxy)=" not in proxy
+    # the problem report and the bare title stay in their page with their text
+    trouble = nset.files["faq/troubleshooting.md"]
+    assert f"### {STATED}\n\nIf you have tried" in trouble and f"### {BARE}\n\n" in trouble
 
 
-def _sdist(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, faqs: dict[str, str] | None = None
-) -> Path:
-    """The sdist archive in a benchmark cache at ``tmp_path`` (``pypi/downloads/``), as
-    ``pip download`` leaves it; returns the archive's path."""
-    monkeypatch.setattr(ds, "CACHE_DIR", tmp_path)
-    docs = {f"docs/source/{rel}": page for rel, page in (faqs or FAQS).items()}
-    docs |= {
+SDIST = nsc.SdistSet(
+    name="jupyterhub-faq",
+    build=ns.jupyterhub_faq_set,
+    project=ns.JUPYTERHUB_PROJECT,
+    version=ns.JUPYTERHUB_VERSION,
+    doc=ns.JUPYTERHUB_DOC,
+    pages=FAQS,
+    members={
         "docs/source/faq/index.md": "# FAQs\n\n```{toctree}\nfaq\ninstitutional-faq\n```\n",
         "docs/source/index.md": "# JupyterHub\n\nJupyterHub is the best way to serve notebooks.\n",
         "docs/source/reference/rest-api.md": (
@@ -309,98 +317,32 @@ def _sdist(
         "docs/Makefile": "leftout:\n",
         "README.md": "leftout\n",
         "jupyterhub/app.py": "leftout = 1\n",
-    }
-    work = tmp_path / "pypi" / "downloads"
-    work.mkdir(parents=True)
-    archive = work / f"{ns.JUPYTERHUB_PROJECT}-{ns.JUPYTERHUB_VERSION}.tar.gz"
-    with tarfile.open(archive, "w:gz") as tar:
-        for rel, body in docs.items():
-            data = body.encode("utf-8")
-            info = tarfile.TarInfo(f"{TOP}/{rel}")
-            info.size = len(data)
-            tar.addfile(info, io.BytesIO(data))
-    return archive
-
-
-@pytest.fixture
-def archive(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """The sdist as shipped (:data:`FAQS`), not yet unpacked."""
-    return _sdist(tmp_path, monkeypatch)
-
-
-def _doc() -> Path:
-    root: Path = ns.fetch_pypi_sdist(ns.JUPYTERHUB_PROJECT, ns.JUPYTERHUB_VERSION)
-    doc: Path = root / ns.JUPYTERHUB_DOC
-    return doc
-
-
-def test_jupyterhub_faq_set_from_an_sdist(archive: Path) -> None:
-    nset = ns.jupyterhub_faq_set()
-    assert nset.name == "jupyterhub-faq"
-    assert [q.qid for q in nset.questions] == [f"jupyterhub-faq:{k}" for k in ANSWERS]
+    },
     # each question's answer from its own page, all three pages in the corpus
-    sources = [rel for rel, asked in ASKED.items() for _ in asked]
-    assert [q.source for q in nset.questions] == sources
-    assert set(nset.files) == {
-        *FAQS,
-        "faq/index.md",
-        "index.md",
-        "reference/rest-api.md",
-        "howto/proxy.md",
-    }
-    nsc.assert_questions_out_answers_in(nset, ANSWERS)
-    nsc.assert_files_as_written(nset)
-    nsc.assert_held_out("jupyterhub-faq")
-    assert nset.left_out == ()
-    assert "jupyterhub 6.1.1" in nset.note and "over 150000 chars: reference/huge.md" in nset.note
-    assert "reference/changelog.md out" in nset.note
-    # the changelog, theme folders, word lists, conf.py and the package's own files stay out
-    assert "leftout" not in " ".join(nset.files.values())
-    # front matter and targets gone; a page quoting a question scrubbed, its other text kept
-    assert nset.files["reference/rest-api.md"] == (
-        "# JupyterHub REST API\n\nThe Hub's API is documented here.\n"
-    )
-    proxy = nset.files["howto/proxy.md"]
-    assert proxy.startswith("# Proxy\n\nUsers ask:") and "Read on." in proxy
-    assert "## Ports" in proxy and "(howto:proxy)=" not in proxy
-    # the problem report and the bare title stay in their page with their text
-    trouble = nset.files["faq/troubleshooting.md"]
-    assert f"### {STATED}\n\nIf you have tried" in trouble and f"### {BARE}\n\n" in trouble
-
-
-def test_jupyterhub_faq_set_leaves_out_a_short_answer(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    short = dict(FAQS)
-    short["faq/troubleshooting.md"] = TROUBLESHOOTING.replace(
-        "A pre-release version of JupyterLab can be installed with pip.", "Use pip."
-    )
-    assert short != FAQS
-    _sdist(tmp_path, monkeypatch, short)
-    nsc.assert_left_out(ns.jupyterhub_faq_set(), Q_LAB, len(ANSWERS) - 1)
-
-
-def test_no_question_text_is_left_in_any_file(archive: Path) -> None:
-    # the FAQ pages as shipped: the check finds every question there, so it could fail
-    nset = ns.jupyterhub_faq_set()
-    shipped = {rel: ns.markdown_plain(page) for rel, page in FAQS.items()}
-    asked = [q for page in ASKED.values() for q in page]  # the repeated question twice
-    nsc.assert_leak_checked(nset, shipped, asked)
-
-
-def test_jupyterhub_faq_set_halves_are_fixed_and_disjoint(archive: Path) -> None:
-    added = "### Can JupyterHub run on Windows?\n\nNot as a supported platform.\n\n"
-    more = INSTITUTIONAL.replace("## For Technical Leads", added + "## For Technical Leads")
-    assert more != INSTITUTIONAL
-    nsc.assert_halves_survive_an_added_question(
-        ns.jupyterhub_faq_set,
-        lambda: (_doc() / "faq/institutional-faq.md").write_text(more, encoding="utf-8"),
-    )
-
-
-@pytest.mark.parametrize("missing", ns.JUPYTERHUB_FAQS)
-def test_jupyterhub_faq_set_refuses_an_sdist_without_a_faq_page(
-    archive: Path, missing: str
-) -> None:
-    (_doc() / missing).unlink()
-    nsc.assert_refuses_without_faq(ns.jupyterhub_faq_set, missing)
+    sources=dict(zip(ANSWERS, [rel for rel, asked in ASKED.items() for _ in asked], strict=True)),
+    answers=ANSWERS,
+    files={*FAQS, "faq/index.md", "index.md", "reference/rest-api.md", "howto/proxy.md"},
+    too_long="reference/huge.md",
+    left_out=(),
+    note=("PyPI sdist jupyterhub 6.1.1", "reference/changelog.md out"),
+    asked=[q for page in ASKED.values() for q in page],  # the repeated question twice
+    shipped={rel: ns.markdown_plain(page) for rel, page in FAQS.items()},
+    short=(
+        {
+            **FAQS,
+            "faq/troubleshooting.md": TROUBLESHOOTING.replace(
+                "A pre-release version of JupyterLab can be installed with pip.", "Use pip."
+            ),
+        },
+        Q_LAB,
+    ),
+    added={
+        "faq/institutional-faq.md": INSTITUTIONAL.replace(
+            "## For Technical Leads",
+            "### Can JupyterHub run on Windows?\n\nNot as a supported platform.\n\n"
+            "## For Technical Leads",
+        )
+    },
+    refusals=[((page,), page) for page in ns.JUPYTERHUB_FAQS],
+    reads=_reads,
+)

@@ -1,6 +1,6 @@
 """The ``pyx-faq`` natural-question set (``bench/natural_sets.py``): PyX's FAQ, kept as
 several reStructuredText pages (``faq/*.rst``), each read by the rule written for Cython's
-FAQ (``split_cython_faq``, unchanged) through ``_rst_docs_faqs``, the reference manual's pages
+FAQ (``split_cython_faq``, unchanged) through ``_sdist_docs_faq``, the reference manual's pages
 beside it, and the question-leak check (``bench/check_question_leaks.py``), on a small inline
 sdist shaped as PyPI's ``pyx-0.18.tar.gz`` ships it (``faq/index.rst``: a title, an
 acknowledgements topic and a toctree; chapter pages with an overlined title, entries
@@ -20,19 +20,11 @@ short to judge leaves the set but not the corpus's scrubbing.
 
 from __future__ import annotations
 
-import io
-import re
 import sys
-import tarfile
 from pathlib import Path
-
-import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 
-import datasets as ds
 import natural_set_checks as nsc
 import natural_sets as ns
 
@@ -196,14 +188,16 @@ def test_the_cython_rule_reads_a_pyx_chapter() -> None:
     assert f"### {ERROR}\n\nThe command ``\\frac`` is only available" in text
 
 
-def test_rst_docs_faqs_reads_several_pages_and_keeps_ids_unique(tmp_path: Path) -> None:
+def test_sdist_docs_faq_reads_several_pages_and_keeps_ids_unique(tmp_path: Path) -> None:
     for rel, body in PAGES.items():
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / rel).write_text(body, encoding="utf-8")
     (tmp_path / "manual").mkdir()
     (tmp_path / "manual/graph.rst").write_text(title("Graphs", "=") + "\nPlots.\n")
     faqs = sorted(rel for rel in PAGES if rel != "faq/index.rst")
-    files, asked, qa, too_long = ns._rst_docs_faqs("t", tmp_path, faqs, (), ("_",), 150_000)
+    files, asked, qa, too_long = ns._sdist_docs_faq(
+        "t", tmp_path, ns.RST_DOCS, faqs, (), ("_",), 150_000
+    )
     # every question of every page, in page order, the repeated one told apart; each
     # found in its own page, which holds its answer and no longer its question
     assert [k for k, _, _ in qa] == list(ANSWERS)
@@ -217,87 +211,36 @@ def test_rst_docs_faqs_reads_several_pages_and_keeps_ids_unique(tmp_path: Path) 
     assert set(files) == {rel.removesuffix(".rst") + ".md" for rel in PAGES} | {"manual/graph.md"}
     assert "\n# Some frequently and not so frequently" in files["faq/index.md"]
     assert too_long == []
-    # one page: the ids its splitter gave, as _rst_docs_faq always read them
-    one = ns._rst_docs_faq("t", tmp_path, "faq/plotting_graphs.rst", (), ("_",), 150_000)
+    # one page: the ids its splitter gave, as the one-page reader always read them
+    one = ns._sdist_docs_faq(
+        "t", tmp_path, ns.RST_DOCS, ["faq/plotting_graphs.rst"], (), ("_",), 150_000
+    )
     assert [k for k, _, _ in one[2]] == [k for k, _, _ in ns.split_cython_faq(GRAPHS)[1]]
     assert one[2][-1][0] == "where-can-i-get-help-if-my-question-is-n"
 
 
-def test_rst_docs_faqs_refuses_a_missing_page_before_reading(tmp_path: Path) -> None:
-    (tmp_path / "faq").mkdir()
-    (tmp_path / "faq/a.rst").write_text(GENERAL, encoding="utf-8")
-    with pytest.raises(FileNotFoundError, match=re.escape("no faq/b.rst under")):
-        ns._rst_docs_faqs("t", tmp_path, ["faq/a.rst", "faq/b.rst"], (), ("_",), 150_000)
-
-
-_WORD = st.sampled_from(["axis", "canvas", "graph", "tick", "latex", "path", "key"])
-
-
-@settings(max_examples=60, deadline=None)
-@given(
-    st.lists(
-        st.lists(
-            st.tuples(st.integers(0, 3), st.lists(_WORD, min_size=1, max_size=4)),
-            min_size=0,
-            max_size=5,
-        ),
-        min_size=1,
-        max_size=4,
-    )
-)
-def test_rst_docs_faqs_property(pages: list[list[tuple[int, list[str]]]]) -> None:
-    """Random FAQ pages, each an overlined title over entries ``entry<N>x ... ?`` whose
-    question text is drawn from four (so that pages repeat questions), each with text of its
-    own: every entry asks, in page order; its answer is exactly its text, found in its own
-    page; ids are the questions' slugs, a repeat anywhere (same page or an earlier one)
-    told apart with ``-2``, ``-3``, so no two ids are alike; no question is left in any
-    page."""
-    import tempfile
-
-    with tempfile.TemporaryDirectory() as tmp:
-        doc = Path(tmp)
-        (doc / "faq").mkdir()
-        faqs: list[str] = []
-        expected: list[tuple[str, str, str, str]] = []  # (slug, question, answer, source)
-        n = 0
-        for p, entries in enumerate(pages):
-            rst = [title(f"Chapter {p}", "=", over=True)]
-            for which, words in entries:
-                question = f"Question number {which} asked here?"
-                answer = f"Answer{n}x {' '.join(words)}."
-                rst.append("\n" + title(question, "-") + "\n" + answer + "\n")
-                expected.append((ns._slug(question), question, answer, f"faq/p{p}.md"))
-                n += 1
-            rel = f"faq/p{p}.rst"
-            (doc / rel).write_text("".join(rst), encoding="utf-8")
-            faqs.append(rel)
-        files, asked, qa, _ = ns._rst_docs_faqs("t", doc, faqs, (), ("_",), 150_000)
-    counts: dict[str, int] = {}
-    ids: list[str] = []
-    for slug, _, _, _ in expected:
-        counts[slug] = counts.get(slug, 0) + 1
-        ids.append(slug if counts[slug] == 1 else f"{slug}-{counts[slug]}")
-    assert qa == [(k, q, a) for k, (_, q, a, _) in zip(ids, expected, strict=True)]
-    assert len(set(ids)) == len(ids)
-    assert [(q.qid, q.source) for q in asked] == [
-        (f"t:{k}", src) for k, (_, _, _, src) in zip(ids, expected, strict=True)
-    ]
-    for _, question, answer, src in expected:
-        assert answer in files[src]
-        assert nsc.flat(question) not in nsc.flat(" ".join(files.values()))
-
-
 # -- the set, built from an sdist shaped like PyPI's pyx-0.18.tar.gz --------------------------
+# (the checks every sdist set shares run in test_natural_set_sdists.py on SDIST)
 
-TOP = f"pyx-{ns.PYX_VERSION}"
+
+def _reads(nset: ns.NaturalSet) -> None:
+    # a manual page quoting a question scrubbed, its other text kept
+    graph = nset.files["manual/graph.md"]
+    assert graph.startswith("# Graphs\n\nUsers often ask:") and "Read on." in graph
+    assert "## Axes\n\nAn axis maps" in graph
+    # the stated entry and the error-message title stay with their text
+    assert f"## {STATED}\n\nOriginally" in nset.files["faq/general_aspects_pyx.md"]
+    assert f"### {ERROR}\n\nThe command" in nset.files["faq/tex_latex.md"]
 
 
-def _sdist(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pages: dict[str, str] = PAGES) -> Path:
-    """The sdist archive in a benchmark cache at ``tmp_path`` (``pypi/downloads/``), as
-    ``pip download`` leaves it; returns the archive's path."""
-    monkeypatch.setattr(ds, "CACHE_DIR", tmp_path)
-    members = {
-        **pages,
+SDIST = nsc.SdistSet(
+    name="pyx-faq",
+    build=ns.pyx_faq_set,
+    project=ns.PYX_PROJECT,
+    version=ns.PYX_VERSION,
+    doc=ns.PYX_DOC,
+    pages=PAGES,
+    members={
         "faq/conf.py": "leftout = 1\n",
         "faq/Makefile": "leftout:\n",
         "manual/graph.rst": title("Graphs", "=")
@@ -311,87 +254,33 @@ def _sdist(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pages: dict[str, str
         "README.md": "leftout\n",
         "CHANGES": "leftout\n",
         "pyx/canvas.py": "leftout = 1\n",
-    }
-    work = tmp_path / "pypi" / "downloads"
-    work.mkdir(parents=True)
-    archive = work / f"{ns.PYX_PROJECT}-{ns.PYX_VERSION}.tar.gz"
-    with tarfile.open(archive, "w:gz") as tar:
-        for rel, body in members.items():
-            data = body.encode("utf-8")
-            info = tarfile.TarInfo(f"{TOP}/{rel}")
-            info.size = len(data)
-            tar.addfile(info, io.BytesIO(data))
-    return archive
-
-
-@pytest.fixture
-def archive(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """The sdist as shipped (:data:`PAGES`), not yet unpacked."""
-    return _sdist(tmp_path, monkeypatch)
-
-
-def _doc() -> Path:
-    root: Path = ns.fetch_pypi_sdist(ns.PYX_PROJECT, ns.PYX_VERSION)
-    doc: Path = root / ns.PYX_DOC
-    return doc
-
-
-def test_pyx_faq_set_from_an_sdist(archive: Path) -> None:
-    nset = ns.pyx_faq_set()
-    assert nset.name == "pyx-faq"
-    assert [q.qid for q in nset.questions] == [f"pyx-faq:{k}" for k in ANSWERS]
-    assert {q.qid.removeprefix("pyx-faq:"): q.source for q in nset.questions} == SOURCES
+    },
+    sources=SOURCES,
+    answers=ANSWERS,
     # the FAQ's pages and the manual's .rst pages, nothing else (the manual's figures,
     # conf.py, Makefiles, the examples' notes, the package's code)
-    assert set(nset.files) == {rel.removesuffix(".rst") + ".md" for rel in PAGES} | {
-        "manual/graph.md"
-    }
-    nsc.assert_questions_out_answers_in(nset, ANSWERS)
-    nsc.assert_files_as_written(nset)
-    nsc.assert_held_out("pyx-faq")
-    assert nset.left_out == ()
-    assert "leftout" not in " ".join(nset.files.values())
-    # a manual page quoting a question scrubbed, its other text kept
-    graph = nset.files["manual/graph.md"]
-    assert graph.startswith("# Graphs\n\nUsers often ask:") and "Read on." in graph
-    assert "## Axes\n\nAn axis maps" in graph
-    # the stated entry and the error-message title stay with their text
-    assert f"## {STATED}\n\nOriginally" in nset.files["faq/general_aspects_pyx.md"]
-    assert f"### {ERROR}\n\nThe command" in nset.files["faq/tex_latex.md"]
-    assert "PyPI sdist pyx 0.18" in nset.note and "5 reStructuredText pages" in nset.note
-    assert "over 150000 chars: manual/huge.rst" in nset.note
-
-
-def test_pyx_faq_set_leaves_out_a_short_answer(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    short = OTHER.replace(
-        "Text can be rotated by an arbitrary angle using ``trafo.rotate``.", "Use a trafo."
-    )
-    assert short != OTHER
-    _sdist(tmp_path, monkeypatch, {**PAGES, "faq/other_plotting.rst": short})
-    nsc.assert_left_out(ns.pyx_faq_set(), Q_ROTATE, len(ASKED) - 1)
-
-
-def test_no_question_text_is_left_in_any_file(archive: Path) -> None:
-    # the FAQ as shipped: the check finds every question there, so it could fail
-    nset = ns.pyx_faq_set()
-    shipped = {rel: ns.rst_plain(body) for rel, body in PAGES.items()}
-    nsc.assert_leak_checked(nset, shipped, ASKED)
-
-
-def test_pyx_faq_set_halves_are_fixed_and_disjoint(archive: Path) -> None:
-    added = title("How can I clip a canvas?", "=") + "\nInsert a ``canvas.clip`` path.\n"
-    nsc.assert_halves_survive_an_added_question(
-        ns.pyx_faq_set,
-        lambda: (_doc() / "faq/other_plotting.rst").write_text(
-            OTHER + "\n" + added, encoding="utf-8"
-        ),
-    )
-
-
-def test_pyx_faq_set_refuses_an_sdist_without_the_faq(archive: Path) -> None:
-    for page in (_doc() / "faq").glob("*.rst"):
-        page.unlink()
-    with pytest.raises(FileNotFoundError, match=re.escape("no faq/*.rst under")):
-        ns.pyx_faq_set()
+    files={rel.removesuffix(".rst") + ".md" for rel in PAGES} | {"manual/graph.md"},
+    too_long="manual/huge.rst",
+    left_out=(),
+    note=("PyPI sdist pyx 0.18", "5 reStructuredText pages"),
+    asked=ASKED,
+    shipped={rel: ns.rst_plain(body) for rel, body in PAGES.items()},
+    short=(
+        {
+            **PAGES,
+            "faq/other_plotting.rst": OTHER.replace(
+                "Text can be rotated by an arbitrary angle using ``trafo.rotate``.", "Use a trafo."
+            ),
+        },
+        Q_ROTATE,
+    ),
+    added={
+        "faq/other_plotting.rst": OTHER
+        + "\n"
+        + title("How can I clip a canvas?", "=")
+        + "\nInsert a ``canvas.clip`` path.\n"
+    },
+    # every FAQ page gone: the set names the folder's pattern
+    refusals=[(tuple(PAGES), "faq/*.rst")],
+    reads=_reads,
+)
