@@ -410,7 +410,7 @@ change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py
   beside the reference manual's pages as markdown (:func:`pyx_faq_set`). Built in stop 68 and
   measured once: an untuned check (helper heldout73).
 * ``leo-faq``: Leo's FAQ (the PyPI sdist ``leo`` 6.8.10, ``leo/doc/_sources/FAQ.html.txt.txt``:
-  Sphinx's copy of the reStructuredText source, ~130 entries under ~20 group titles): every
+  Sphinx's copy of the reStructuredText source, 104 entries under 18 group titles): every
   question deleted by the cython-faq rule (:func:`split_cython_faq`, unchanged), beside the
   docs' other pages as markdown, the slide shows out (:func:`leo_faq_set`). Built in stop 69
   and measured once: an untuned check (helper heldout76).
@@ -13577,11 +13577,11 @@ LEO_PAGE_SUFFIX = ".html.txt.txt"
 """What every documentation page's name ends with under :data:`LEO_DOC`."""
 LEO_FAQ = "FAQ" + LEO_PAGE_SUFFIX
 """Leo's FAQ as its author keeps it ("This is Leo's Frequently Asked Questions document"):
-a title over- and underlined with ``#``, then ~20 group titles under ``+`` ("Getting Leo",
+a title over- and underlined with ``#``, then 18 group titles under ``+`` ("Getting Leo",
 "Clones", "Customizing Leo", "Files", "Trouble shooting", "Unicode", "Work flow") over
-~130 entry titles under ``*``, most "How can I ...?", some stated ("Installing Leo with
-git", "Common problems", "Tip: ...") or without their "?"; one entry with sub-sections
-under ``^``. Which title asks is decided by the rule written for Cython's FAQ
+104 entry titles under ``*``, most "How can I ...?", six stated ("Installing Leo with
+git", "Common problems", "Tip: ...") or without their "?"; one entry with eight
+sub-sections under ``^``. Which title asks is decided by the rule written for Cython's FAQ
 (:func:`split_cython_faq`, not changed for this page)."""
 LEO_SKIP_DIRS = ("slides/",)
 """Left out: the slide shows' pages (``slides/<show>/slide-NNN``: a screenshot and a line or
