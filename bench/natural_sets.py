@@ -414,6 +414,11 @@ change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py
   questions in a row sharing one answer): every question and the contents deleted
   (:func:`split_imap_faq`), beside the toolkit's other documents. Built in stop 69 and
   measured once: an untuned check (helper heldout75).
+* ``leo-faq``: Leo's FAQ (the PyPI sdist ``leo`` 6.8.10, ``leo/doc/_sources/FAQ.html.txt.txt``:
+  Sphinx's copy of the reStructuredText source, 104 entries under 18 group titles): every
+  question deleted by the cython-faq rule (:func:`split_cython_faq`, unchanged), beside the
+  docs' other pages as markdown, the slide shows out (:func:`leo_faq_set`). Built in stop 69
+  and measured once: an untuned check (helper heldout76).
 * ``xboard-faq``: XBoard and WinBoard's FAQ (Debian ``xboard``, ``FAQ.html``: hand-written
   HTML, ~60 labelled ``<h3>`` questions under four ``<h2>`` groups): every question and the
   contents lists deleted (:func:`split_xboard_faq`), beside the engine protocol page, the
@@ -565,6 +570,7 @@ HELD_OUT_SETS = (
     "jupyterhub-faq",
     "pyx-faq",
     "imap-faq",
+    "leo-faq",
 )
 """Natural-question sets that no screening script reads by default (``--sets`` names them):
 measured once per change as an untuned check of whether a method chosen on the sets above
@@ -13705,6 +13711,77 @@ def pyx_faq_set() -> NaturalSet:
     )
 
 
+# --------------------------------------------------------------------------------------
+# A PyPI sdist that ships only Sphinx's copies of its reStructuredText sources (Leo)
+# --------------------------------------------------------------------------------------
+
+LEO_PROJECT = "leo"
+LEO_VERSION = "6.8.10"
+"""Leo, the outliner, editor and Python scripting environment; its sdist ships the copies
+Sphinx keeps of the documentation's reStructuredText sources (``leo/doc/_sources/``, each
+named ``<page>.html.txt.txt``: the sources are written from Leo outlines by its rst3
+command), not the sources themselves. Pinned, so that a rebuild reads the same text."""
+LEO_DOC = f"leo-{LEO_VERSION}/leo/doc/_sources"
+LEO_PAGE_SUFFIX = ".html.txt.txt"
+"""What every documentation page's name ends with under :data:`LEO_DOC`."""
+LEO_DOCS = DocFormat(LEO_PAGE_SUFFIX, rst_to_markdown, split_cython_faq)
+"""reStructuredText read from Sphinx's copies of the sources (Leo's sdist ships no ``.rst``)."""
+LEO_FAQ = "FAQ" + LEO_PAGE_SUFFIX
+"""Leo's FAQ as its author keeps it ("This is Leo's Frequently Asked Questions document"):
+a title over- and underlined with ``#``, then 18 group titles under ``+`` ("Getting Leo",
+"Clones", "Customizing Leo", "Files", "Trouble shooting", "Unicode", "Work flow") over
+104 entry titles under ``*``, most "How can I ...?", six stated ("Installing Leo with
+git", "Common problems", "Tip: ...") or without their "?"; one entry with eight
+sub-sections under ``^``. Which title asks is decided by the rule written for Cython's FAQ
+(:func:`split_cython_faq`, not changed for this page)."""
+LEO_SKIP_DIRS = ("slides/",)
+"""Left out: the slide shows' pages (``slides/<show>/slide-NNN``: a screenshot and a line or
+two each). Every other page under :data:`LEO_DOC` is in (the tutorials, the users' guide,
+the commands, directives, plugins and customizing references, the appendices, history and
+testimonials); the ``.leo`` outlines, the ``.md`` notes and the built HTML's assets beside
+``_sources/`` are out."""
+LEO_MAX_PAGE_CHARS = 150_000
+"""A converted page over this stays out and is named (the value the other sets use, not
+chosen for this set)."""
+
+
+def leo_faq_set() -> NaturalSet:
+    """Leo's FAQ as its sdist ships it (PyPI ``leo`` :data:`LEO_VERSION`,
+    ``leo/doc/_sources/FAQ.html.txt.txt``: "How can I use clones to reorganize an outline?",
+    "How do I inhibit sentinels in external files?", "Why doesn't Leo support cross-outline
+    clones?") with every question deleted by the cython-faq rule (:func:`split_cython_faq`:
+    a heading below the title asks when it ends with "?" and has text of its own, outside an
+    open question), beside every other documentation page (:data:`LEO_SKIP_DIRS` out; each
+    through :func:`rst_to_markdown`, up to :data:`LEO_MAX_PAGE_CHARS`). The first set whose
+    sdist ships Sphinx's copies of the sources rather than the ``.rst`` files
+    (:func:`_sdist_docs_faq` with :data:`LEO_DOCS`); fetched with :func:`fetch_pypi_sdist`,
+    offline first. Ids are the questions' slugs (``leo-faq:how-can-i-eliminate-clone-wars``).
+    Entries whose answer is under :data:`MIN_ANSWER_WORDS` words are left out and named.
+    Built in stop 69 and measured once, with no change to the retriever: an untuned check
+    (helper heldout76)."""
+    root = fetch_pypi_sdist(LEO_PROJECT, LEO_VERSION)
+    files, asked, qa, too_long = _sdist_docs_faq(
+        "leo-faq", root / LEO_DOC, LEO_DOCS, (LEO_FAQ,), (), LEO_SKIP_DIRS, LEO_MAX_PAGE_CHARS
+    )
+    return _judged_package_set(
+        "leo-faq",
+        root,
+        files,
+        asked,
+        lambda version, unjudged: (
+            f"Leo FAQ from the PyPI sdist leo {version} (leo/doc/_sources/{LEO_FAQ}, Sphinx's "
+            f"copy of the reStructuredText source, {len(qa)} questions deleted by the "
+            "cython-faq rule: a heading below the title asks when it ends with '?' and has "
+            "its own text, outside an open question; group and stated titles kept) + the "
+            f"docs' other {LEO_PAGE_SUFFIX} pages as markdown ({len(files) - 1} files; "
+            f"{', '.join(LEO_SKIP_DIRS)} out; left out, over {LEO_MAX_PAGE_CHARS} chars: "
+            f"{', '.join(too_long) or 'none'}); answer = the text under a question up to the "
+            f"next heading of its level or higher; left out, answer under {MIN_ANSWER_WORDS} "
+            f"words: {' | '.join(unjudged) or 'none'}"
+        ),
+    )
+
+
 BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "django-faq": lambda emb: django_faq_set(),
     "gitfaq": lambda emb: gitfaq_set(),
@@ -13793,6 +13870,7 @@ BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "jupyterhub-faq": lambda emb: jupyterhub_faq_set(),
     "pyx-faq": lambda emb: pyx_faq_set(),
     "imap-faq": lambda emb: imap_faq_set(),
+    "leo-faq": lambda emb: leo_faq_set(),
     "cranfield": cranfield_set,
     "pytest-derived": lambda emb: pytest_derived_set(),
 }
