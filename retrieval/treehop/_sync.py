@@ -251,10 +251,18 @@ class LoopThread:
         if not box:  # (never started: the loop stopped first)
             coro.close()
             raise ClientClosedError("this treehop client was closed before the call ran")
-        task = box[0]
+        task = box.pop()
         if not task.done() or (task.cancelled() and self._stopping):
             raise ClientClosedError("this treehop client was closed while the call ran")
-        return task.result()
+        try:
+            return task.result()
+        finally:
+            # The task holds its exception, whose traceback now holds this frame: kept as a
+            # local, the task made a reference cycle through every caller's frame, so an
+            # object a failed call's caller held (a retriever whose ``invoke`` raised, the
+            # client it opened) outlived its last reference until a cyclic collection
+            # (helper leftovers69c). ``concurrent.futures.Future.result`` clears its own so.
+            del task
 
     def can_run_here(self) -> bool:
         """Whether the calling thread may run a coroutine to completion itself: it is not the
