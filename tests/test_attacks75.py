@@ -3,9 +3,10 @@ test fails on fbccbd78 unless it says it is a control."""
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,26 @@ from treehop.stores.embedded import EmbeddedStore
 from treehop.tagging.base import NodeTags
 
 from treehop_test_doubles import BagOfWordsEmbedder
+
+_OPENED: list[Treehop] = []
+"""The clients a test opened outside ``with``: closed when it ends (helper leftovers69c:
+unclosed, each kept its loop thread and its executor's threads to the end of the run, 130
+threads after this file alone)."""
+
+
+def _opened(th: Treehop) -> Treehop:
+    _OPENED.append(th)
+    return th
+
+
+@pytest.fixture(autouse=True)
+def _close_opened() -> Iterator[None]:
+    yield
+    while _OPENED:
+        th = _OPENED.pop()
+        with contextlib.suppress(TreehopError):  # (a test's broken store may fail its save)
+            th.close()
+
 
 # ------------------------------------- 1. a write from a summarizer during a build before the lock
 
@@ -42,10 +63,12 @@ WRITES: dict[str, Callable[[Treehop, int], object]] = {
 
 
 def _summarizing(tmp_path: Path, summarizer: ExtractiveSummarizer) -> Treehop:
-    return Treehop(
-        store=EmbeddedStore(tmp_path / "idx", lock_timeout=2.0),
-        embedder=BagOfWordsEmbedder(),
-        summarizer=summarizer,
+    return _opened(
+        Treehop(
+            store=EmbeddedStore(tmp_path / "idx", lock_timeout=2.0),
+            embedder=BagOfWordsEmbedder(),
+            summarizer=summarizer,
+        )
     )
 
 
@@ -142,7 +165,7 @@ def _store(name: str, answer: Callable[..., object], prop: bool = False) -> Any:
 
 
 def _seeded(store: Any) -> Treehop:
-    th = Treehop(embedder=BagOfWordsEmbedder(), store=store)
+    th = _opened(Treehop(embedder=BagOfWordsEmbedder(), store=store))
     th.add_resource("the seed document about rotation", target_uri="viking://resources/seed.md")
     th.add_resource("another document on rotation", target_uri="viking://resources/b.md")
     store.__dict__["armed"] = True
@@ -524,7 +547,7 @@ def test_an_async_summarizer_or_tagger_is_refused_with_its_coroutine_closed(plug
         if plugin == "summarizer"
         else {"tagger": _AsyncTagger()}
     )
-    th = Treehop(embedder=BagOfWordsEmbedder(), **kwargs)
+    th = _opened(Treehop(embedder=BagOfWordsEmbedder(), **kwargs))
     # (earlier tests' garbage collected first, outside the "error" filter: in the stop-66 CI
     # run a socket some earlier test left in a reference cycle was collected by this test's
     # gc.collect() below and its ResourceWarning failed it; only this test's garbage counts)
@@ -539,7 +562,7 @@ def test_an_async_summarizer_or_tagger_is_refused_with_its_coroutine_closed(plug
 
 def test_a_plain_progress_callback_still_reports_control() -> None:
     seen: list[tuple[str, int, int]] = []
-    th = Treehop(embedder=BagOfWordsEmbedder())
+    th = _opened(Treehop(embedder=BagOfWordsEmbedder()))
     add_records(
         th,
         [("ferrets " * 20, {"uri": "viking://resources/x.md"})],
@@ -568,7 +591,7 @@ def test_a_stores_commits_read_failing_once_does_not_keep_the_write_lock() -> No
                 raise RuntimeError("transient")
             return 0
 
-    th = Treehop(embedder=BagOfWordsEmbedder(), store=FailsOnce())
+    th = _opened(Treehop(embedder=BagOfWordsEmbedder(), store=FailsOnce()))
     th.add_resource("first text", target_uri="viking://resources/a.md")
     FailsOnce.fail = True
     with pytest.raises(StoreError, match="commits failed: RuntimeError: transient"):
@@ -603,7 +626,7 @@ def test_a_store_down_during_a_write_keeps_no_lock_and_its_own_error() -> None:
             return _Base.upsert(self, *args, **kwargs)
 
     store = Outage()
-    th = Treehop(embedder=BagOfWordsEmbedder(), store=store)
+    th = _opened(Treehop(embedder=BagOfWordsEmbedder(), store=store))
     th.add_resource("first text", target_uri="viking://resources/a.md")
     Outage.down, store.__dict__["opened"] = True, False
     with pytest.raises(

@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -44,11 +45,11 @@ METAS = [{"source": "ops/rollback.md"}, {"source": "sec/keys.md"}, {"source": "m
 
 
 @pytest.fixture
-def store() -> TreehopVectorStore:
-    client = Treehop(embedder=BagOfWordsEmbedder(), tagger=None)
-    s = TreehopVectorStore(client=client)
-    s.add_texts(TEXTS, metadatas=METAS)
-    return s
+def store() -> Iterator[TreehopVectorStore]:
+    with Treehop(embedder=BagOfWordsEmbedder(), tagger=None) as client:
+        s = TreehopVectorStore(client=client)
+        s.add_texts(TEXTS, metadatas=METAS)
+        yield s
 
 
 def test_k_zero_answers_nothing_as_the_in_memory_store_does(store: TreehopVectorStore) -> None:

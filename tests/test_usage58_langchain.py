@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -41,10 +42,11 @@ METAS = [{"source": "ops/rollback.md"}, {"source": "sec/keys.md"}, {"source": "m
 
 
 @pytest.fixture
-def store() -> TreehopVectorStore:
-    s = TreehopVectorStore(client=Treehop(embedder=BagOfWordsEmbedder(), tagger=None))
-    s.add_texts(TEXTS, metadatas=METAS)
-    return s
+def store() -> Iterator[TreehopVectorStore]:
+    with Treehop(embedder=BagOfWordsEmbedder(), tagger=None) as client:
+        s = TreehopVectorStore(client=client)
+        s.add_texts(TEXTS, metadatas=METAS)
+        yield s
 
 
 # ------------------------------------------------------------------ 1. TreehopRetriever k=0

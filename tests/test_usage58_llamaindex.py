@@ -12,6 +12,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 from llama_index.core import Document, StorageContext, VectorStoreIndex
 from llama_index.core.vector_stores import SimpleVectorStore
@@ -33,8 +35,9 @@ TEXTS = [
 
 
 @pytest.fixture
-def indexes() -> tuple[VectorStoreIndex, VectorStoreIndex]:
-    store = TreehopVectorStore(client=Treehop(embedder=BagOfWordsEmbedder(), tagger=None))
+def indexes() -> Iterator[tuple[VectorStoreIndex, VectorStoreIndex]]:
+    client = Treehop(embedder=BagOfWordsEmbedder(), tagger=None)
+    store = TreehopVectorStore(client=client)
     docs = [Document(text=t, id_=f"d{i}") for i, t in enumerate(TEXTS)]
     ours = VectorStoreIndex.from_documents(
         docs,
@@ -43,7 +46,8 @@ def indexes() -> tuple[VectorStoreIndex, VectorStoreIndex]:
     )
     simple = VectorStoreIndex.from_documents(docs, embed_model=store.embed_model)
     assert isinstance(simple.vector_store, SimpleVectorStore)
-    return ours, simple
+    yield ours, simple
+    client.close()
 
 
 def _ids(index: VectorStoreIndex, query: str, **kwargs: object) -> list[str]:

@@ -16,6 +16,7 @@ against LangChain's own ``InMemoryVectorStore``.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterator
 
 import pytest
 from langchain_core.vectorstores import InMemoryVectorStore
@@ -45,16 +46,20 @@ METAS = [
 IDS = ["a", "b", "c", "d"]
 
 
-def _stores() -> tuple[InMemoryVectorStore, TreehopVectorStore]:
-    ours = TreehopVectorStore(client=Treehop(embedder=BagOfWordsEmbedder(), tagger=None))
-    reference = InMemoryVectorStore(ours.embeddings)
-    for s in (reference, ours):
-        s.add_texts(TEXTS, metadatas=METAS, ids=IDS)
-    return reference, ours
+@pytest.fixture
+def stores() -> Iterator[tuple[InMemoryVectorStore, TreehopVectorStore]]:
+    with Treehop(embedder=BagOfWordsEmbedder(), tagger=None) as client:
+        ours = TreehopVectorStore(client=client)
+        reference = InMemoryVectorStore(ours.embeddings)
+        for s in (reference, ours):
+            s.add_texts(TEXTS, metadatas=METAS, ids=IDS)
+        yield reference, ours
 
 
-def test_k_above_the_limit_answers_every_document_of_a_small_store() -> None:
-    reference, ours = _stores()
+def test_k_above_the_limit_answers_every_document_of_a_small_store(
+    stores: tuple[InMemoryVectorStore, TreehopVectorStore],
+) -> None:
+    reference, ours = stores
     q = "roll back the deployment"
     for k in (MAX_LIMIT + 1, 10_000):
         want = [d.id for d in reference.similarity_search(q, k=k)]
@@ -102,10 +107,12 @@ def test_similarity_top_k_above_the_limit_answers_every_node_of_a_small_store() 
         assert got[0].node.ref_doc_id == "a"
 
 
-def test_similarity_search_with_score_by_vector_as_in_the_in_memory_store() -> None:
+def test_similarity_search_with_score_by_vector_as_in_the_in_memory_store(
+    stores: tuple[InMemoryVectorStore, TreehopVectorStore],
+) -> None:
     """``InMemoryVectorStore`` (and FAISS, PGVector, Qdrant) name the scored vector search
     ``similarity_search_with_score_by_vector``; ours had no such attribute."""
-    reference, ours = _stores()
+    reference, ours = stores
     vector = ours.embeddings.embed_query("roll back the deployment")
     want = reference.similarity_search_with_score_by_vector(vector, k=4)
     got = ours.similarity_search_with_score_by_vector(vector, k=4)

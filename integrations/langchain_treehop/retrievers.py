@@ -455,6 +455,24 @@ def _with_field_hints(exc: ValidationError, fields: Iterable[str]) -> Validation
         return exc
 
 
+def _call_argument_error(exc: ValidationError) -> InvalidQueryError:
+    """The error for a call's keyword arguments that pydantic refused (``exc``).
+
+    A call's filter refused is an :class:`InvalidFilterArgumentError`: an
+    ``InvalidFilterError``, as the vector store's ``similarity_search(filter=...)`` and the
+    retriever at run time raise for a filter, and still an ``InvalidQueryError``, as it was
+    (prefixed with pydantic's "Value error,"): helper usage79, ``except InvalidFilterError``
+    around ``invoke(q, filter=...)`` missed it. Made anew: pydantic holds the original."""
+    errors = exc.errors()
+    cause = errors[0].get("ctx", {}).get("error") if len(errors) == 1 else None
+    if isinstance(cause, InvalidFilterError):
+        return InvalidFilterArgumentError(str(cause))
+    details = "; ".join(
+        f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}" for e in errors
+    )
+    return InvalidQueryError(f"invalid retriever argument(s): {details}")
+
+
 def _unknown_call_arguments(
     unknown: Sequence[str], given: Mapping[str, Any]
 ) -> UnknownArgumentError:
@@ -895,20 +913,11 @@ class TreehopRetriever(BaseRetriever, TreehopRetrievalOptions, kit.ClosesOnExit)
         try:
             opts = TreehopRetrievalOptions.model_validate({**current, **overrides})
         except ValidationError as exc:
-            errors = exc.errors()
-            cause = errors[0].get("ctx", {}).get("error") if len(errors) == 1 else None
-            if isinstance(cause, InvalidFilterError):
-                # A call's filter refused is an InvalidFilterError, as the vector store's
-                # ``similarity_search(filter=...)`` and the retriever at run time raise for
-                # a filter, and still an InvalidQueryError, as it was (prefixed with
-                # pydantic's "Value error,"): helper usage79, ``except InvalidFilterError``
-                # around ``invoke(q, filter=...)`` missed it. Raised anew: pydantic holds
-                # the original.
-                raise InvalidFilterArgumentError(str(cause)) from exc
-            details = "; ".join(
-                f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}" for e in errors
-            )
-            raise InvalidQueryError(f"invalid retriever argument(s): {details}") from exc
+            # (made in a function of its own: bound here, the pydantic errors, whose
+            # ``ctx`` holds the validator's exception and so its frames, which name this
+            # frame as their caller, made a reference cycle through ``self``: a retriever
+            # whose call raised outlived its last reference; helper leftovers69c)
+            raise _call_argument_error(exc) from exc
         _check_mmr_options(self.search_type, opts, self.client)
         return opts
 

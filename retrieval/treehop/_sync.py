@@ -142,6 +142,20 @@ async def _wind_down() -> None:
     await _finalise_asyncgens(WIND_DOWN_S)
 
 
+def _unwind_here(loop: asyncio.AbstractEventLoop, task: asyncio.Task[Any]) -> None:
+    """Cancel ``task``, interrupted on the calling thread's ``loop`` (Ctrl-C while the loop
+    waited), and run the loop up to :data:`CANCEL_GRACE_S` while it unwinds.
+
+    Why (helper leftovers69c): an interrupt out of ``run_until_complete`` left the call's
+    task pending on the thread's loop; its ``finally`` blocks ran only when the garbage
+    collector closed the coroutine (after the client's close), in another context, and the
+    thread's next call stepped it meanwhile. The loop thread's calls were cancelled so
+    already (:meth:`LoopThread._run_cancellable`), as ``asyncio.run`` cancels its task."""
+    task.cancel()
+    with contextlib.suppress(BaseException):  # (a second Ctrl-C: the first one goes on)
+        loop.run_until_complete(asyncio.wait([task], timeout=CANCEL_GRACE_S))
+
+
 class LoopThread:
     def __init__(self) -> None:
         self._stopping = False
@@ -251,10 +265,18 @@ class LoopThread:
         if not box:  # (never started: the loop stopped first)
             coro.close()
             raise ClientClosedError("this treehop client was closed before the call ran")
-        task = box[0]
+        task = box.pop()
         if not task.done() or (task.cancelled() and self._stopping):
             raise ClientClosedError("this treehop client was closed while the call ran")
-        return task.result()
+        try:
+            return task.result()
+        finally:
+            # The task holds its exception, whose traceback now holds this frame: kept as a
+            # local, the task made a reference cycle through every caller's frame, so an
+            # object a failed call's caller held (a retriever whose ``invoke`` raised, the
+            # client it opened) outlived its last reference until a cyclic collection
+            # (helper leftovers69c). ``concurrent.futures.Future.result`` clears its own so.
+            del task
 
     def can_run_here(self) -> bool:
         """Whether the calling thread may run a coroutine to completion itself: it is not the
@@ -285,9 +307,16 @@ class LoopThread:
             if holder.loop.is_closed():  # (the client closed since: refused as it says)
                 return self.run(coro)
             _here.depth = getattr(_here, "depth", 0) + 1
+            loop = holder.loop
+            task = loop.create_task(coro)
             try:
-                return holder.loop.run_until_complete(coro)
+                return loop.run_until_complete(task)
+            except BaseException:
+                if not task.done():
+                    _unwind_here(loop, task)
+                raise
             finally:
+                del task  # (a failed task's traceback holds this frame: see _run_cancellable)
                 _here.depth -= 1
 
     def run_inline(self, make: Callable[[], Coroutine[Any, Any, T]]) -> T:

@@ -194,11 +194,13 @@ def metadata_leaf(f: MetadataFilter) -> dict[str, Any]:
             # (a date: every LlamaIndex store built on node_to_metadata_dict keeps a
             # datetime as its ISO text, and SimpleDirectoryReader's creation_date /
             # last_modified_date are text dates, which a range here cannot compare; helpers
-            # leftovers66b and usage76, documented in docs/llamaindex.md)
+            # leftovers66b and usage76, documented in docs/llamaindex.md; a ``date`` has no
+            # ``timestamp()``, so the hint gives its form too: helper leftovers69c)
             hint = number_text_hint(value) or (
                 "; a datetime in metadata is stored as its ISO text, as node_to_metadata_dict "
                 "writes it: for a time range store the time as a number (epoch seconds, "
-                "datetime.timestamp(); e.g. metadata['created_ts'] = t.timestamp(), or "
+                "datetime.timestamp(); e.g. metadata['created_ts'] = t.timestamp(); a date d "
+                "has none: datetime(d.year, d.month, d.day, tzinfo=UTC).timestamp(); or "
                 "SimpleDirectoryReader(file_metadata=...)) and compare with a number"
                 if isinstance(value, str)
                 else ""
