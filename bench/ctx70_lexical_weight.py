@@ -187,8 +187,8 @@ def main(paths: Sequence[str]) -> None:
         print("first answer rank on the lexical losses (rows: count per bucket)")
         for r in ("flat-hybrid", "flat-dense", "find", *variants):
             got = Counter(rank_bucket(ranks.get((r, q))) for q in lexical)
-            cells = ", ".join(f"{b} {got[b]}" for b in ("1", "2-3", "4-10", ">10", "none"))
-            print(f"  {r}: {cells}")
+            line = ", ".join(f"{b} {got[b]}" for b in ("1", "2-3", "4-10", ">10", "none"))
+            print(f"  {r}: {line}")
 
     print("\n## keep rule: variant - find, paired per question (mean, 95 % interval, won/lost)")
     for g, ss in (("nine", nine), ("untuned", untuned), ("pooled", nine + untuned)):
