@@ -28,7 +28,8 @@ Filters are validated once into a tree of small predicate objects; a malformed f
 :class:`~treehop.errors.InvalidFilterError` naming the offending part. Resource limits keep a
 hostile filter from exhausting the stack or the CPU: at most ``MAX_FILTER_DEPTH`` levels of
 ``and``/``or``, ``MAX_FILTER_NODES`` objects and ``MAX_CONDS`` values per ``must``; range
-bounds must be finite and representable as a float.
+bounds must be finite, within float range, and held exactly by a float or an integer (a
+``Fraction(1, 3)`` or an ``np.longdouble`` with more digits is refused, not rounded).
 """
 
 from __future__ import annotations
