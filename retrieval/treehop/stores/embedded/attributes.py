@@ -67,6 +67,7 @@ class _StoreAttributes:
     _state: dict[str, bytes]
     _state_stamps: dict[str, tuple[int, int, int]]
     _dirty: bool
+    _appended: set[tuple[int, int]]
     _current_seen: tuple[int, ...] | None
     _epoch: int
     _committed: dict[str, Any] | None

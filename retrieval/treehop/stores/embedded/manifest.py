@@ -13,7 +13,7 @@ import stat
 import threading
 import warnings
 import zlib
-from collections.abc import Mapping
+from collections.abc import Mapping, Set
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -378,19 +378,28 @@ def _rollback(
     )
 
 
-def _discard_uncommitted(path: Path, m: Mapping[str, Any] | None) -> None:
+def _discard_uncommitted(
+    path: Path, m: Mapping[str, Any] | None, appended: Set[tuple[int, int]]
+) -> None:
     """After a failed save (under the writer lock): drop what it wrote and did not commit,
     so that nothing half-written stays behind and a full disk gets its space back at once:
     bytes appended after the committed sizes of the data files, and every file no kept
     manifest names (the new generation's index, lexical and graph files, a compaction's new
     data directory). ``m``: the manifest on disk now (the save may have failed after its
-    ``CURRENT`` was replaced, and then it is committed)."""
+    ``CURRENT`` was replaced, and then it is committed).
+
+    Only a file this save appended to (``appended``: its device and inode, see
+    :func:`.column_files._append_segments`) is cut in place: bytes past the committed size
+    of another file are not known to be this save's. After a rollback they are a lost
+    generation's, which another client that opened it still maps, and cutting them killed
+    that process with SIGBUS (helper leftovers69b); the next save drops them by a copy."""
     if m is not None:
         data = path / f"data-{int(m['epoch']):06d}"
         for name, info in m["files"].items():
             f = data / f"{name}.bin"
             with contextlib.suppress(OSError):
-                if f.stat().st_size > int(info["size"]):
+                st = f.stat()
+                if st.st_size > int(info["size"]) and (st.st_dev, st.st_ino) in appended:
                     os.truncate(f, int(info["size"]))
     _cleanup(path, keep=2, current=int(m["generation"]) if m is not None else None)
 

@@ -496,7 +496,7 @@ class _Writes(_StoreAttributes):
             # the dimension it had set, and every later write in the process was refused.
             self._follow_path()
             if here:
-                _discard_uncommitted(self.path, self._committed)
+                _discard_uncommitted(self.path, self._committed, self._appended)
         except (OSError, IndexCorruptError):  # pragma: no cover - the disk vanished too
             pass
         finally:
@@ -533,8 +533,12 @@ class _Writes(_StoreAttributes):
                 k: {"size": v["size"], "extents": list(v["extents"])}
                 for k, v in prev["files"].items()
             }
+        self._appended = set()
         _append_segments(
-            path / f"data-{self._epoch:06d}", files, _tail_bytes(s, 0 if compact else s.n_base)
+            path / f"data-{self._epoch:06d}",
+            files,
+            _tail_bytes(s, 0 if compact else s.n_base),
+            self._appended,
         )
         ann = self._ann
         if ann is not None and old_to_new is not None:
