@@ -183,3 +183,53 @@ def test_an_interrupted_saves_tail_is_still_dropped_by_the_next_save(tmp_path: P
         again = EmbeddedStore(path, ann_min_rows=None, lexical=False)
     np.testing.assert_array_equal(again.get_vectors([n.uri for n in nodes]), v)
     again.close()
+
+
+def test_a_client_on_the_lost_generation_follows_the_number_committed_again(
+    tmp_path: Path,
+) -> None:
+    """The rollback's save commits generation 2 again. d32e6e34 (and the copy fix alone):
+    a reader on the lost generation 2 kept it (``refresh()`` False, 3,020 rows where the
+    folder holds 21), and a writer on it appended after the lost sizes and committed a
+    generation that failed to open ("by_hash is not sorted"). Now both read the new
+    generation 2 first: the reader refreshes to it, the writer's save builds on it."""
+    path = tmp_path / "idx"
+    nodes, v = _two_generations(path)
+    reader = EmbeddedStore(path, ann_min_rows=None, lexical=False)
+    third = EmbeddedStore(path, ann_min_rows=None, lexical=False)
+    writer = _rolled_back_writer(path)
+    writer.upsert(nodes[1:2], v[2:3])
+    writer.save()
+    writer.close()
+    assert reader.refresh() is True
+    assert reader.generation == 2 and len(reader) == 21
+    np.testing.assert_array_equal(reader.get_vectors([nodes[1].uri])[0], v[2])
+    assert reader.refresh() is False  # (once: the same CURRENT is not read again)
+    third.upsert(nodes[5:6], v[7:8])
+    third.save()
+    third.close()
+    again = EmbeddedStore(path, ann_min_rows=None, lexical=False)
+    assert again.generation == 3 and len(again) == 21 and again.recovery is None
+    np.testing.assert_array_equal(
+        again.get_vectors([nodes[1].uri, nodes[5].uri]), np.stack([v[2], v[7]])
+    )
+    reader.close()
+    again.close()
+
+
+def test_a_clients_own_commits_read_no_manifest_again(tmp_path: Path) -> None:
+    """Control: without a rollback, a store's refresh after each of its own saves and a
+    second client's after them take the generation by its number (one read of the
+    manifest per generation at most, none when ``CURRENT`` did not change)."""
+    path = tmp_path / "idx"
+    nodes, v = clustered_tree(2, 5, DIM)
+    s = EmbeddedStore(path, ann_min_rows=None, lexical=False)
+    other = EmbeddedStore(path, ann_min_rows=None, lexical=False)
+    for i in range(len(nodes)):
+        s.upsert(nodes[i : i + 1], v[i : i + 1])
+        s.save()
+        assert s.refresh() is False
+        assert other.refresh() is True and len(other) == i + 1
+        assert other.refresh() is False
+    s.close()
+    other.close()

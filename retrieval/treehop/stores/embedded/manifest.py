@@ -246,6 +246,31 @@ class _Generations(_StoreAttributes):
         self._committed_snap = self._snap_v
         self._file_marks = g.marks
         self._corrupt = None
+        self._checked_current = None
+
+    def _replaced_under_me(self, on_disk: tuple[str, int, int]) -> bool:
+        """Whether ``CURRENT`` names this store's generation *number* but another manifest:
+        another client rolled back past this generation (its manifest lost) and committed
+        the number again. Read once per (generation followed, ``CURRENT`` checksum) pair.
+
+        Why (helper leftovers69b): :meth:`refresh` and a write's catch-up compared the
+        numbers only, so a client on the lost generation never saw the new one (a reader
+        stayed at 3,020 rows where the folder held 21), and its next save appended after the
+        lost generation's sizes and committed a generation that fails to open ("by_hash is
+        not sorted")."""
+        m = self._committed
+        if m is None or self.path is None or on_disk[1] != m["generation"]:
+            return False
+        if self._checked_current == (id(m), on_disk[2]):
+            return False
+        try:
+            other = _read_manifest(self.path, on_disk[0], on_disk[2])
+        except IndexCorruptError:
+            return False  # (damaged: the open's own rules apply when it is read for real)
+        if _manifest_bytes(other) != _manifest_bytes(m):
+            return True
+        self._checked_current = (id(m), on_disk[2])
+        return False
 
     def _warm_opened(self, m: dict[str, Any], live: int, own: bool) -> None:
         """Warm the new snapshot (inline or in a thread, see ``_start_warm``), follow the

@@ -87,7 +87,7 @@ class _Writes(_StoreAttributes):
                 return
             on_disk = _read_current(self.path)
             mine = self._committed["generation"] if self._committed else 0
-            if on_disk is not None and on_disk[1] != mine:
+            if on_disk is not None and (on_disk[1] != mine or self._replaced_under_me(on_disk)):
                 self._open_path(clean=False)
         except BaseException:
             self._flock.release()
