@@ -29,42 +29,18 @@ from treehop.arguments import check_metadata
 from treehop.errors import InvalidFilterError, InvalidQueryError
 from treehop.filters import MetadataFilter
 
-from treehop_test_doubles import BagOfWordsEmbedder
+from treehop_test_doubles import BagOfWordsEmbedder, numpy_real_scalars
 
 R = "viking://resources"
 
 # -- 1. numpy scalars in the core's metadata -------------------------------------------------
 
-_NUMPY_KINDS: list[Any] = [
-    np.bool_,
-    np.int8,
-    np.int16,
-    np.int32,
-    np.int64,
-    np.uint8,
-    np.uint16,
-    np.uint32,
-    np.uint64,
-    np.float16,
-    np.float32,
-    np.float64,
-]
-
-
-@st.composite
-def _numpy_scalars(draw: st.DrawFn) -> Any:
-    kind = draw(st.sampled_from(_NUMPY_KINDS))
-    if kind is np.bool_:
-        return np.bool_(draw(st.booleans()))
-    if issubclass(kind, np.integer):
-        info = np.iinfo(kind)
-        return kind(draw(st.integers(int(info.min), int(info.max))))
-    width: Any = np.finfo(kind).bits
-    return kind(draw(st.floats(width=width, allow_nan=True)))
+_NUMPY_SCALARS = st.builds(np.bool_, st.booleans()) | numpy_real_scalars()
+"""Every numpy integer and float width (finite or not), and numpy booleans."""
 
 
 @settings(max_examples=300, deadline=None)
-@given(value=_numpy_scalars(), nested=st.booleans())
+@given(value=_NUMPY_SCALARS, nested=st.booleans())
 def test_numpy_scalars_are_stored_as_the_python_value_they_equal(value: Any, nested: bool) -> None:
     """Type for type what ``.item()`` gives (a bool a bool, never 1), in a list and a dict
     too; or refused exactly where the Python value is (a NaN / infinity, an integer past
