@@ -314,6 +314,16 @@ def check_metadata(value: object) -> dict[str, Any] | None:
 
     It must survive the store's JSON round trip unchanged, so non-string keys, NaN/infinity,
     sets, bytes, arbitrary objects and lone surrogates are refused here rather than at save.
+    Numpy scalars (``np.bool_``, an integer, ``np.float16`` / ``float32`` / ``float64``,
+    ``np.str_``) are taken as the Python value they equal exactly and stored as it.
+
+    Why (helper leftovers69b; stop 68's open item): ``metadata={"n": np.int64(3)}`` was
+    refused ("int64 is not JSON-serialisable") while the integrations stored it as ``3``
+    (``integration_kit.plain_metadata``) and the core's filters take numpy values as the
+    Python ones (``filters._python_conds``); an ``np.float64`` (a float subclass) was kept
+    as numpy in the node an in-memory store returned. An ``np.longdouble`` (more digits than
+    a float holds) and numpy arrays stay refused, naming their type: a long double has no
+    exact JSON number, and an array is the integrations' conversion to lists.
     """
     if value is None:
         return None
@@ -322,45 +332,67 @@ def check_metadata(value: object) -> dict[str, Any] | None:
     problem = json_bytes_problem(value, MAX_METADATA_BYTES)
     if problem is not None:
         raise InvalidQueryError(f"metadata {problem}")
-    _check_json(value, "metadata", 0)
+    plain = _check_json(value, "metadata", 0)
     try:
-        blob = json.dumps(dict(value), ensure_ascii=False, allow_nan=False)
+        blob = json.dumps(dict(plain), ensure_ascii=False, allow_nan=False)
     except (TypeError, ValueError, RecursionError) as exc:  # pragma: no cover - _check_json
         raise InvalidQueryError(f"metadata is not JSON-serialisable: {exc}") from None
     if len(blob.encode("utf-8")) > MAX_METADATA_BYTES:
         raise InvalidQueryError(f"metadata is larger than {MAX_METADATA_BYTES} bytes as JSON")
-    return dict(value)
+    return dict(plain)
 
 
-def _check_json(value: object, where: str, depth: int) -> None:
+def _plain_scalar(value: object) -> object:
+    """A numpy scalar as the Python value it equals exactly (a bool stays a bool, never
+    ``1``); anything else as given."""
+    if isinstance(value, np.generic):
+        if isinstance(value, np.bool_):
+            return bool(value)
+        if isinstance(value, np.integer):
+            return int(value)
+        if isinstance(value, np.floating) and value.dtype.itemsize <= 8:
+            return float(value)  # (float16 / 32 / 64: exact in a Python float)
+        if isinstance(value, np.str_):
+            return str(value)
+    return value
+
+
+def _check_json(value: object, where: str, depth: int) -> Any:
+    """``value`` checked as a JSON value, with its numpy scalars made Python ones
+    (:func:`_plain_scalar`); a container is copied only when something in it changed."""
     if depth > MAX_METADATA_DEPTH:
         raise InvalidQueryError(f"{where}: nested deeper than {MAX_METADATA_DEPTH} levels")
+    value = _plain_scalar(value)
     if value is None or isinstance(value, bool):
-        return
+        return value
     if isinstance(value, int):
         if value.bit_length() > 63:
             raise InvalidQueryError(f"{where}: integer outside the 64-bit range")
-        return
+        return value
     if isinstance(value, float):
         if not math.isfinite(value):
             raise InvalidQueryError(f"{where}: {value!r} is not a JSON number")
-        return
+        return value
     if isinstance(value, str):
         if has_lone_surrogate(value):
             raise InvalidQueryError(f"{where}: a string contains a lone surrogate")
-        return
+        return value
     if isinstance(value, Mapping):
+        out: dict[str, Any] = {}
+        changed = False
         for k, v in value.items():
             if not isinstance(k, str):
                 raise InvalidQueryError(f"{where}: keys must be strings, got {type(k).__name__}")
             if has_lone_surrogate(k):
                 raise InvalidQueryError(f"{where}: a key contains a lone surrogate")
-            _check_json(v, f"{where}.{k[:40]}", depth + 1)
-        return
+            out[k] = got = _check_json(v, f"{where}.{k[:40]}", depth + 1)
+            changed = changed or got is not v
+        return out if changed else value
     if isinstance(value, (list, tuple)):
-        for i, v in enumerate(value):
-            _check_json(v, f"{where}[{i}]", depth + 1)
-        return
+        items = [_check_json(v, f"{where}[{i}]", depth + 1) for i, v in enumerate(value)]
+        if all(a is b for a, b in zip(items, value, strict=True)):
+            return value
+        return type(value)(items) if type(value) in (list, tuple) else items
     raise InvalidQueryError(f"{where}: {type(value).__name__} is not JSON-serialisable")
 
 

@@ -28,7 +28,8 @@ Filters are validated once into a tree of small predicate objects; a malformed f
 :class:`~treehop.errors.InvalidFilterError` naming the offending part. Resource limits keep a
 hostile filter from exhausting the stack or the CPU: at most ``MAX_FILTER_DEPTH`` levels of
 ``and``/``or``, ``MAX_FILTER_NODES`` objects and ``MAX_CONDS`` values per ``must``; range
-bounds must be finite and representable as a float.
+bounds must be finite, within float range, and held exactly by a float or an integer (a
+``Fraction(1, 3)`` or an ``np.longdouble`` with more digits is refused, not rounded).
 """
 
 from __future__ import annotations
@@ -122,7 +123,7 @@ def _expand_time(spec: Any, where: str, depth: int = 0) -> Any:
         ]
         return {**spec, "conds": conds}
     if op in {"range", "range_out"}:
-        return _python_bounds(spec)
+        return _python_bounds(spec, where)
     if op in {"must", "must_not"}:
         return _python_conds(spec, where)
     if op != "time":
@@ -142,7 +143,7 @@ def _expand_time(spec: Any, where: str, depth: int = 0) -> Any:
     return out
 
 
-def _python_bounds(spec: Mapping[str, Any]) -> Mapping[str, Any]:
+def _python_bounds(spec: Mapping[str, Any], where: str) -> Mapping[str, Any]:
     """A range's bounds, each real number (a numpy one: ``np.int64``, ``np.float32``) as the
     finite Python number it equals (:func:`~treehop.validation.real`, the library's one rule
     of what a number is); anything else is left for :func:`_check_bounds` to refuse as given.
@@ -151,14 +152,39 @@ def _python_bounds(spec: Mapping[str, Any]) -> Mapping[str, Any]:
     ``np.int64(3)`` and ``np.float32`` (a bound computed with numpy, a column's ``max()``)
     while an ``np.float64``, a float subclass, was taken and reached the stores as it was. A
     numpy bool is no number (as Python's is not), and a NaN or an infinity is kept as given,
-    so the refusal shows the caller's value."""
+    so the refusal shows the caller's value.
+
+    A bound the Python number does not equal exactly (``Fraction(1, 10**400)`` becomes
+    ``0.0``, ``Fraction(1, 3)`` a nearby float, an ``np.longdouble`` with more digits than a
+    float holds) is refused, naming the number it would have compared as (helper
+    leftovers69b; attacks80's open item). Why not round it: ``gte Fraction(1, 10**400)``
+    rounded to ``gte 0.0`` takes a stored ``0`` it must not, and no rounding direction is
+    right for both a stored float and a stored integer past 2**53; the remote stores compare
+    with a double, so the exact value cannot be kept either. ``float(x)`` says which value
+    the caller means."""
     python: dict[str, float | int] = {}
     for b in _BOUNDS:
         if b in spec and type(spec[b]) not in (int, float):
             number = real(spec[b])
             if number is not None and _finite(number):
+                if not _equals(number, spec[b]):
+                    raise InvalidFilterError(
+                        f"{where}: bound {b!r} must be a number a float or an integer holds "
+                        f"exactly, got {shown_value(spec[b])} (it would compare as "
+                        f"{number!r}): give float(bound) if that is the bound meant"
+                    )
                 python[b] = number
     return {**spec, **python} if python else spec
+
+
+def _equals(number: float | int, given: object) -> bool:
+    """Whether the Python number :func:`~treehop.validation.real` made of ``given`` is
+    exactly ``given`` (numbers compare exactly across ``int``, ``float``, ``Fraction`` and
+    numpy types; a registered ``Real`` whose comparison raises is no exact bound)."""
+    try:
+        return bool(number == given)
+    except Exception:
+        return False
 
 
 def _python_conds(spec: Mapping[str, Any], where: str) -> Mapping[str, Any]:

@@ -34,7 +34,7 @@ import math
 import re
 import sys
 from collections.abc import AsyncIterable, Awaitable, Callable
-from typing import TYPE_CHECKING, Annotated, Any, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, Literal, NamedTuple, TypeVar
 
 from pydantic import Field
 
@@ -110,6 +110,14 @@ Filter = Annotated[
 ]
 Tags = Annotated[list[str] | None, Field(description="keep hits with any of these tags")]
 TagsAll = Annotated[list[str] | None, Field(description="keep hits with all of these tags")]
+# find's kind of context, as Python's ``find(context_type=...)`` takes it: an enum in the
+# published schema, so a value the core would refuse is refused before the tool runs. Why
+# (helper leftovers69b; usage79's open item): an agent could reach memories only through
+# ``target_uri="viking://~/memories"``, and skills only by knowing their root.
+ContextTypeArg = Annotated[
+    Literal["resource", "memory", "skill"] | None,
+    Field(description="search only this kind of context (each kind has its own root)"),
+]
 # Each tool's MCP ToolAnnotations (``tools/list``), with ``openWorldHint: false`` for all (the
 # tools reach the index and nothing else). Why: without them a client reads every tool as the
 # spec's defaults (may write, destructive, open world) and may ask its user to confirm a find.
@@ -1096,9 +1104,12 @@ def build_server(
         filter: Filter = None,
         tags: Tags = None,
         tags_all: TagsAll = None,
+        context_type: ContextTypeArg = None,
     ) -> dict[str, Any]:
         """since/until: ISO-8601 dates; keep memories stated in [since, until)."""
-        return await hits(client.find, query, _options(locals()), text_chars, "find")
+        return await hits(
+            client.find, query, _options(locals()), text_chars, "find", context_type=context_type
+        )
 
     @tool(
         "Search for an open or conversational question: it is planned into several "

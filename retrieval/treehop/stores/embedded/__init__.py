@@ -36,13 +36,15 @@ by parent hash; tag-label hash -> rows; each row's parent row), merged increment
     state/                   opaque blobs (sessions, settings), each replaced atomically
     LOCK                     the writer lock (see :mod:`.._filelock`)
 
-A save appends the rows written since the previous save to the epoch's column files (truncating
-whatever an interrupted save left beyond the committed sizes first), writes the small lookup
-file, then a manifest, then swaps ``CURRENT`` (write, fsync, rename). Each append is recorded in
-the manifest as extents of at most 32 MiB with their checksums, so every byte is checksummed
-(XXH3-64; extents written by format 2 keep their CRC-32, see :mod:`.._checksum`). The
-BM25 file is rewritten only after a compaction or once the rows changed since it was written
-pass ``_LEX_REPLAY``; until then those rows are replayed from the node texts when it loads.
+A save appends the rows written since the previous save to the epoch's column files (whatever an
+interrupted save or a rolled-back generation left beyond the committed sizes is dropped first,
+by a copy of the committed bytes renamed over the file: another client may still map it), writes
+the small lookup file, then a manifest, then swaps ``CURRENT`` (write, fsync, rename). Each
+append is recorded in the manifest as extents of at most 32 MiB with their checksums, so every
+byte is checksummed (XXH3-64; extents written by format 2 keep their CRC-32, see
+:mod:`.._checksum`). The BM25 file is rewritten only after a compaction or once the rows changed
+since it was written pass ``_LEX_REPLAY``; until then those rows are replayed from the node
+texts when it loads.
 
 **Verification** (``verify=True``, the default): nothing unverified is ever served. Before
 ``open`` returns, every extent of every file but the node texts is checksummed and every vector

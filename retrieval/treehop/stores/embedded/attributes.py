@@ -67,6 +67,8 @@ class _StoreAttributes:
     _state: dict[str, bytes]
     _state_stamps: dict[str, tuple[int, int, int]]
     _dirty: bool
+    _checked_current: tuple[int, int] | None
+    _appended: set[tuple[int, int]]
     _current_seen: tuple[int, ...] | None
     _epoch: int
     _committed: dict[str, Any] | None
@@ -108,6 +110,7 @@ class _StoreAttributes:
         def _start_ann_precheck(self, m: Mapping[str, Any]) -> None: ...
         def _load_ann_or_rebuild(self) -> AnnIndex | None: ...
         def _open_path(self, clean: bool = True) -> None: ...
+        def _replaced_under_me(self, on_disk: tuple[str, int, int]) -> bool: ...
         def _open_manifest(
             self,
             m: dict[str, Any],

@@ -5,6 +5,7 @@ extents (segments), the memory maps and lazy verification of the node texts (:cl
 from __future__ import annotations
 
 import contextlib
+import errno
 import mmap
 import os
 import signal
@@ -281,17 +282,27 @@ class _VectorRows:
 
 
 def _append_segments(
-    data: Path, files: dict[str, dict[str, Any]], chunks: Mapping[str, bytes | memoryview]
+    data: Path,
+    files: dict[str, dict[str, Any]],
+    chunks: Mapping[str, bytes | memoryview],
+    appended: set[tuple[int, int]],
 ) -> None:
     """Append each file's new bytes after its committed size (dropping whatever an interrupted
-    save left beyond it), fsync them, and record each append as extents with their checksums
-    (:mod:`.._checksum`'s default algorithm; older extents keep theirs)."""
+    save or a lost generation left beyond it: :func:`_drop_tail`), fsync them, and record
+    each append as extents with their checksums (:mod:`.._checksum`'s default algorithm;
+    older extents keep theirs). ``appended`` gets each file's (device, inode) before its
+    bytes are written: what a failed save may cut again."""
     data.mkdir(exist_ok=True)
     written = []
     for name in _APPEND_FILES:
         f = data / f"{name}.bin"
         info = files.setdefault(name, {"size": 0, "extents": []})
+        with contextlib.suppress(FileNotFoundError):
+            if os.stat(f).st_size > info["size"]:
+                _drop_tail(f, info["size"])
         with open(f, "ab" if f.exists() else "wb") as fh:
+            st = os.fstat(fh.fileno())
+            appended.add((st.st_dev, st.st_ino))
             fh.truncate(info["size"])
             fh.seek(info["size"])
             fh.write(chunks[name])
@@ -712,6 +723,54 @@ def _saved_upto(row: IntArray, count: int) -> int:
     covered = row[:count]
     live = covered[covered >= 0]
     return int(live.max()) + 1 if live.size else 0
+
+
+def _drop_tail(f: Path, size: int) -> None:
+    """Make data file ``f`` its first ``size`` bytes (its committed ones) by writing them to
+    a new file renamed over it, never by cutting ``f`` itself.
+
+    Why (helper leftovers69b): the bytes past a file's committed size are an interrupted
+    save's (mapped by no one) or, after a rollback to an older generation (the newest
+    manifest lost or damaged), the lost generation's, which another client that opened it
+    before still maps. Truncating the file under that map killed the other process with
+    SIGBUS at its next read of those rows (its graph worker's, unchecked:
+    ``tests/test_leftovers69b_store.py``). A rename leaves the old file to whoever maps it.
+    The copy is of the committed bytes, once, only when such a tail exists (after a crash
+    or a rollback); a failure leaves ``f`` as it was."""
+    tmp = f.with_name(f".tmp-{f.name}")
+    try:
+        with open(f, "rb") as src, open(tmp, "wb") as dst:
+            left = size
+            while left > 0:
+                got = _copy_range(src.fileno(), dst.fileno(), left)
+                if got <= 0:
+                    raise IndexCorruptError(f"{f}: shorter than committed")
+                left -= got
+            dst.flush()
+            os.fsync(dst.fileno())
+        os.replace(tmp, f)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)
+        raise
+    _fsync_dir(f.parent)
+
+
+def _copy_range(src: int, dst: int, count: int) -> int:
+    """Up to ``count`` bytes from ``src``'s position to ``dst``'s (in the kernel where it
+    can: ``copy_file_range``, which shares the blocks on a file system that can)."""
+    step = min(count, 1 << 30)
+    if hasattr(os, "copy_file_range"):
+        try:
+            return os.copy_file_range(src, dst, step)
+        except OSError as exc:
+            if exc.errno not in (errno.EXDEV, errno.ENOSYS, errno.EINVAL, errno.EOPNOTSUPP):
+                raise
+    block = memoryview(os.read(src, min(step, 1 << 24)))
+    got = len(block)
+    while block:
+        block = block[os.write(dst, block) :]
+    return got
 
 
 def _write_arrays(f: Path, arrays: Mapping[str, npt.NDArray[Any]]) -> dict[str, Any]:

@@ -13,7 +13,7 @@ import stat
 import threading
 import warnings
 import zlib
-from collections.abc import Mapping
+from collections.abc import Mapping, Set
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -246,6 +246,31 @@ class _Generations(_StoreAttributes):
         self._committed_snap = self._snap_v
         self._file_marks = g.marks
         self._corrupt = None
+        self._checked_current = None
+
+    def _replaced_under_me(self, on_disk: tuple[str, int, int]) -> bool:
+        """Whether ``CURRENT`` names this store's generation *number* but another manifest:
+        another client rolled back past this generation (its manifest lost) and committed
+        the number again. Read once per (generation followed, ``CURRENT`` checksum) pair.
+
+        Why (helper leftovers69b): :meth:`refresh` and a write's catch-up compared the
+        numbers only, so a client on the lost generation never saw the new one (a reader
+        stayed at 3,020 rows where the folder held 21), and its next save appended after the
+        lost generation's sizes and committed a generation that fails to open ("by_hash is
+        not sorted")."""
+        m = self._committed
+        if m is None or self.path is None or on_disk[1] != m["generation"]:
+            return False
+        if self._checked_current == (id(m), on_disk[2]):
+            return False
+        try:
+            other = _read_manifest(self.path, on_disk[0], on_disk[2])
+        except IndexCorruptError:
+            return False  # (damaged: the open's own rules apply when it is read for real)
+        if _manifest_bytes(other) != _manifest_bytes(m):
+            return True
+        self._checked_current = (id(m), on_disk[2])
+        return False
 
     def _warm_opened(self, m: dict[str, Any], live: int, own: bool) -> None:
         """Warm the new snapshot (inline or in a thread, see ``_start_warm``), follow the
@@ -378,19 +403,28 @@ def _rollback(
     )
 
 
-def _discard_uncommitted(path: Path, m: Mapping[str, Any] | None) -> None:
+def _discard_uncommitted(
+    path: Path, m: Mapping[str, Any] | None, appended: Set[tuple[int, int]]
+) -> None:
     """After a failed save (under the writer lock): drop what it wrote and did not commit,
     so that nothing half-written stays behind and a full disk gets its space back at once:
     bytes appended after the committed sizes of the data files, and every file no kept
     manifest names (the new generation's index, lexical and graph files, a compaction's new
     data directory). ``m``: the manifest on disk now (the save may have failed after its
-    ``CURRENT`` was replaced, and then it is committed)."""
+    ``CURRENT`` was replaced, and then it is committed).
+
+    Only a file this save appended to (``appended``: its device and inode, see
+    :func:`.column_files._append_segments`) is cut in place: bytes past the committed size
+    of another file are not known to be this save's. After a rollback they are a lost
+    generation's, which another client that opened it still maps, and cutting them killed
+    that process with SIGBUS (helper leftovers69b); the next save drops them by a copy."""
     if m is not None:
         data = path / f"data-{int(m['epoch']):06d}"
         for name, info in m["files"].items():
             f = data / f"{name}.bin"
             with contextlib.suppress(OSError):
-                if f.stat().st_size > int(info["size"]):
+                st = f.stat()
+                if st.st_size > int(info["size"]) and (st.st_dev, st.st_ino) in appended:
                     os.truncate(f, int(info["size"]))
     _cleanup(path, keep=2, current=int(m["generation"]) if m is not None else None)
 

@@ -223,6 +223,14 @@ class EmbeddedStore(_SearchPaths, _Writes, _AnnWorker, _LexicalSync, _Generation
         self._state_stamps: dict[str, tuple[int, int, int]] = {}
         """Each cached state blob's file (inode, mtime_ns, size) when it was read or written."""
         self._dirty = False
+        self._appended: set[tuple[int, int]] = set()
+        self._checked_current: tuple[int, int] | None = None
+        """(id of the committed manifest, ``CURRENT``'s checksum) once ``CURRENT`` naming
+        this store's generation number was read as this very manifest
+        (:meth:`_replaced_under_me`)."""
+        """The (device, inode) of each data file the save in progress appended to: the only
+        files whose bytes past the committed size a failed save may cut in place
+        (:func:`.manifest._discard_uncommitted`)."""
         self._current_seen: tuple[int, ...] | None = None
         """``CURRENT``'s (inode, mtime, size) when :meth:`refresh` last found it pointing at
         this store's generation."""
@@ -901,7 +909,9 @@ class EmbeddedStore(_SearchPaths, _Writes, _AnnWorker, _LexicalSync, _Generation
                 self._follow_path()
                 self._current_seen = None
                 return True
-            if on_disk is None or on_disk[1] in (mine, self._recovered_from):
+            if on_disk is None or (
+                on_disk[1] in (mine, self._recovered_from) and not self._replaced_under_me(on_disk)
+            ):
                 self._current_seen = seen
                 return False
             self._open_path(clean=False)

@@ -87,7 +87,7 @@ class _Writes(_StoreAttributes):
                 return
             on_disk = _read_current(self.path)
             mine = self._committed["generation"] if self._committed else 0
-            if on_disk is not None and on_disk[1] != mine:
+            if on_disk is not None and (on_disk[1] != mine or self._replaced_under_me(on_disk)):
                 self._open_path(clean=False)
         except BaseException:
             self._flock.release()
@@ -496,7 +496,7 @@ class _Writes(_StoreAttributes):
             # the dimension it had set, and every later write in the process was refused.
             self._follow_path()
             if here:
-                _discard_uncommitted(self.path, self._committed)
+                _discard_uncommitted(self.path, self._committed, self._appended)
         except (OSError, IndexCorruptError):  # pragma: no cover - the disk vanished too
             pass
         finally:
@@ -533,8 +533,12 @@ class _Writes(_StoreAttributes):
                 k: {"size": v["size"], "extents": list(v["extents"])}
                 for k, v in prev["files"].items()
             }
+        self._appended = set()
         _append_segments(
-            path / f"data-{self._epoch:06d}", files, _tail_bytes(s, 0 if compact else s.n_base)
+            path / f"data-{self._epoch:06d}",
+            files,
+            _tail_bytes(s, 0 if compact else s.n_base),
+            self._appended,
         )
         ann = self._ann
         if ann is not None and old_to_new is not None:
