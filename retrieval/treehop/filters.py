@@ -117,6 +117,7 @@ def _expand_time(spec: Any, where: str, depth: int = 0) -> Any:
     if op in {"and", "or"} and isinstance(spec.get("conds"), Sequence):
         if isinstance(spec["conds"], str):
             return spec
+        _check_conds_count(spec["conds"], where)
         conds = [
             _expand_time(c, f"{where}.conds[{i}]", depth + 1) for i, c in enumerate(spec["conds"])
         ]
@@ -182,8 +183,10 @@ def _python_conds(spec: Mapping[str, Any], where: str) -> Mapping[str, Any]:
         conds = list(conds)
     elif not isinstance(conds, Sequence) or isinstance(conds, str):
         return spec
-    elif all(type(c) in _PLAIN_CONDS for c in conds):
-        return spec  # (the usual filter: nothing to rewrite, nothing copied)
+    else:
+        _check_conds_count(conds, where)  # (before a lazy sequence's items are read)
+        if all(type(c) in _PLAIN_CONDS for c in conds):
+            return spec  # (the usual filter: nothing to rewrite, nothing copied)
     return {**spec, "conds": [_python_cond(c) for c in conds]}
 
 
@@ -286,16 +289,35 @@ def _check_object(spec: Any, where: str, depth: int, count: list[int]) -> None:
         raise InvalidFilterError(f"{where}: keys must be strings")
 
 
+def _check_conds_count(conds: Sequence[Any], where: str) -> int:
+    """How many ``conds`` there are; more than :data:`MAX_CONDS` refused before any is read.
+
+    Why (helper attacks81): the rewrites that run before :func:`_validate`
+    (:func:`_expand_time`'s ``and`` / ``or``, :func:`_python_conds`) walked every item of
+    a lazy sequence first: ``"conds": range(10**18)`` hung ``find()``, where the check
+    after them refuses it at once; ``range(10**19)``, whose ``len()`` overflows, escaped
+    as an ``OverflowError``."""
+    try:
+        count = len(conds)
+    except OverflowError:
+        count = MAX_CONDS + 1
+    if count > MAX_CONDS:
+        raise InvalidFilterError(f"{where}: more than {MAX_CONDS} conds")
+    return count
+
+
 def _conds(spec: Mapping[str, Any], where: str, op: str, allowed: set[str]) -> Sequence[Any]:
     """The non-empty, bounded ``conds`` list of an object whose keys are all ``allowed``."""
     extra = set(spec) - allowed
     if extra:
         raise InvalidFilterError(f"{where}: unknown keys {listed(extra)} for {op!r}")
     conds = spec.get("conds")
-    if not isinstance(conds, Sequence) or isinstance(conds, str) or not conds:
+    if (
+        not isinstance(conds, Sequence)
+        or isinstance(conds, str)
+        or not _check_conds_count(conds, where)
+    ):
         raise InvalidFilterError(f"{where}: {op!r} needs a non-empty list 'conds'")
-    if len(conds) > MAX_CONDS:
-        raise InvalidFilterError(f"{where}: more than {MAX_CONDS} conds")
     return conds
 
 
