@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 
 from treehop import Treehop
 from treehop.errors import InvalidFilterError
-from treehop.filters import MAX_CONDS, MetadataFilter
+from treehop.filters import MAX_CONDS, MAX_FILTER_NODES, MetadataFilter
 
 from treehop_test_doubles import BagOfWordsEmbedder
 
@@ -101,3 +101,64 @@ def test_a_range_of_conds_is_taken_exactly_when_a_list_of_them_is(size: int, op:
         return [md.matches({"n": v}) for v in (0, size - 1, size, -1)]
 
     assert parsed(range(size)) == parsed(list(range(size)))
+
+
+def _shared_or(levels: int, width: int) -> dict[str, Any]:
+    """One ``or`` object listed ``width`` times in the ``or`` above it, ``levels`` deep: a
+    few kilobytes held, ``width ** levels`` objects as a tree."""
+    node: dict[str, Any] = {"op": "must", "field": "n", "conds": [1]}
+    for _ in range(levels):
+        node = {"op": "or", "conds": [node] * width}
+    return node
+
+
+@pytest.mark.parametrize(("levels", "width"), [(4, 1000), (32, 2), (3, 999)])
+def test_a_filter_sharing_its_objects_is_refused_by_its_object_count(
+    levels: int, width: int
+) -> None:
+    # d32e6e34: _expand_time walked each path (10**12, 2**32, ~10**9 objects): a hang
+    got = _outcome(functools.partial(MetadataFilter.parse, _shared_or(levels, width)))
+    assert isinstance(got, InvalidFilterError), got
+    assert str(got) == f"filter has more than {MAX_FILTER_NODES} objects"
+
+
+class _CountedLeaf(dict[str, Any]):
+    """A leaf object that counts how often the filter code reads its ``op`` (a real
+    mapping: any ``Mapping`` is a filter object)."""
+
+    reads = 0
+
+    def get(self, key: str, default: Any = None) -> Any:
+        if key == "op":
+            _CountedLeaf.reads += 1
+        return super().get(key, default)
+
+
+def test_a_shared_filter_is_read_no_further_than_its_object_bound() -> None:
+    # d32e6e34: refused too, but after _expand_time read all 10**6 leaf paths (1,000,000
+    # reads; the shapes above are the same walk past any time)
+    leaf = _CountedLeaf(op="must", field="n", conds=[1])
+    node: dict[str, Any] = {"op": "or", "conds": [leaf] * 100}
+    spec = {"op": "or", "conds": [{"op": "or", "conds": [node] * 100}] * 100}
+    _CountedLeaf.reads = 0
+    with pytest.raises(InvalidFilterError, match=f"more than {MAX_FILTER_NODES} objects"):
+        MetadataFilter.parse(spec)
+    assert _CountedLeaf.reads <= MAX_FILTER_NODES
+
+
+@pytest.mark.parametrize("shared", [True, False])
+def test_the_object_bound_is_where_it_was(shared: bool) -> None:
+    # control (d32e6e34 agrees): 1,000 objects taken, 1,001 refused, shared or not
+    def leaf() -> dict[str, Any]:
+        return {"op": "must", "field": "n", "conds": [1]}
+
+    one = leaf()
+    for leaves in (MAX_FILTER_NODES - 1, MAX_FILTER_NODES):
+        conds = [one] * leaves if shared else [leaf() for _ in range(leaves)]
+        spec = {"op": "or", "conds": conds}
+        if leaves < MAX_FILTER_NODES:
+            md = MetadataFilter.parse(spec)
+            assert md is not None and md.matches({"n": 1}) and not md.matches({"n": 2})
+        else:
+            with pytest.raises(InvalidFilterError, match=f"more than {MAX_FILTER_NODES} objects"):
+                MetadataFilter.parse(spec)
