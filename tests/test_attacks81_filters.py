@@ -19,13 +19,14 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from treehop import Treehop
 from treehop.errors import InvalidFilterError
-from treehop.filters import MAX_CONDS, MAX_FILTER_NODES, MetadataFilter
+from treehop.filters import MAX_CONDS, MAX_FILTER_NODES, MAX_FILTER_TEXT_CHARS, MetadataFilter
 
 from treehop_test_doubles import BagOfWordsEmbedder
 
@@ -162,3 +163,54 @@ def test_the_object_bound_is_where_it_was(shared: bool) -> None:
         else:
             with pytest.raises(InvalidFilterError, match=f"more than {MAX_FILTER_NODES} objects"):
                 MetadataFilter.parse(spec)
+
+
+def test_a_long_text_listed_many_times_is_refused_unread() -> None:
+    # d32e6e34: taken (20 M characters checked, then a 20 MB cache key; 1 MB x 1,000 took
+    # find() 52 s and 2.9 GB)
+    text = "x" * 20_000
+    with pytest.raises(InvalidFilterError, match=f"more than {MAX_FILTER_TEXT_CHARS} char"):
+        MetadataFilter.parse({"op": "must", "field": "n", "conds": [text] * 1000})
+    spread = {"op": "or", "conds": [{"op": "must", "field": "n", "conds": [text] * 100}] * 10}
+    with pytest.raises(InvalidFilterError, match=f"more than {MAX_FILTER_TEXT_CHARS} char"):
+        MetadataFilter.parse(spread)
+
+
+def test_a_broadcast_text_array_is_refused_before_its_copies_are_made() -> None:
+    # d32e6e34: list() made 1,000 copies of the 4 MB-wide item (4 GB of np.str_) first
+    wide = np.broadcast_to(np.array("x" * 1_000_000), (1000,))
+    with pytest.raises(InvalidFilterError, match="padded form"):
+        MetadataFilter.parse({"op": "must", "field": "n", "conds": wide})
+    # (a text array's padded bytes are 4 a character: the two bounds meet)
+    over = np.broadcast_to(np.array("x" * 20_000), (1000,))
+    with pytest.raises(InvalidFilterError, match="padded form"):
+        MetadataFilter.parse({"op": "must", "field": "n", "conds": over})
+    within = np.broadcast_to(np.array("x" * 15_000), (1000,))  # (control: d32e6e34 too)
+    md = MetadataFilter.parse({"op": "must", "field": "n", "conds": within})
+    assert md is not None and md.matches({"n": "x" * 15_000}) and not md.matches({"n": "x"})
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    lengths=st.lists(
+        st.tuples(st.integers(0, 8_000_000), st.integers(1, 200)), min_size=1, max_size=5
+    ),
+    field=st.text(alphabet="abc", min_size=1, max_size=20),
+)
+def test_the_text_bound_counts_every_field_and_cond_where_it_stands(
+    lengths: list[tuple[int, int]], field: str
+) -> None:
+    # the bound is exact: the field once per leaf plus every text cond as listed
+    leaves = [
+        {"op": "must", "field": field, "conds": ["y" * size] * copies} for size, copies in lengths
+    ]
+    total = sum(len(field) + size * copies for size, copies in lengths)
+    spec = {"op": "or", "conds": leaves}
+    if total <= MAX_FILTER_TEXT_CHARS:
+        md = MetadataFilter.parse(spec)
+        assert md is not None
+        size = lengths[0][0]
+        assert md.matches({field: "y" * size}) and not md.matches({field: "z"})
+    else:
+        with pytest.raises(InvalidFilterError, match=f"more than {MAX_FILTER_TEXT_CHARS} char"):
+            MetadataFilter.parse(spec)

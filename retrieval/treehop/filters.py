@@ -51,6 +51,14 @@ MAX_FILTER_DEPTH = 32
 MAX_FILTER_NODES = 1000
 MAX_CONDS = 1000
 MAX_TEXT_MATCH_CHARS = 1000
+MAX_FILTER_TEXT_CHARS = 16_000_000
+"""The most characters of text a filter holds in all: its field names, text conds and
+``text_match`` values, each counted where it stands (1,000 conds of 16,000 characters:
+1,000 URIs of the longest kind eight times over, so a ``source`` filter's rewrite by
+:func:`show_fields`, which writes it twice, stays well within). Why (helper attacks81): a text was bounded by nothing but the caller's memory, and one
+1 MB string listed 1,000 times (1 MB held) took ``find()`` 52 s and 2.9 GB (each checked,
+then the filter's 1 GB cache key), where a numpy array broadcast from it made the same
+1,000 copies first."""
 _COND_INT_BITS = 1024
 """Largest integer a ``must`` compares, in bits: float range, as a range's bounds are."""
 CLIENT_SIDE_OPS = frozenset({"text_match", "text_match_not", "empty", "not_empty"})
@@ -77,7 +85,7 @@ class MetadataFilter:
         if not spec:
             return None
         expanded: Mapping[str, Any] = _expand_time(spec, "filter")
-        _validate(expanded, "filter", 0, [0])
+        _validate(expanded, "filter", 0, [0, 0])
         return cls(spec=expanded)
 
     def matches(self, metadata: Mapping[str, Any]) -> bool:
@@ -190,6 +198,13 @@ def _python_conds(spec: Mapping[str, Any], where: str) -> Mapping[str, Any]:
             return spec  # (refused by _conds: not a non-empty list)
         if conds.size > MAX_CONDS:  # (refused before a huge array is made a list)
             raise InvalidFilterError(f"{where}: more than {MAX_CONDS} conds")
+        if conds.size * conds.itemsize > 4 * MAX_FILTER_TEXT_CHARS:
+            # (each item is copied out whole: a text item broadcast from one long string
+            # would be made ``size`` times before the text bound could count it)
+            raise InvalidFilterError(
+                f"{where}: a numpy array of conds of more than {4 * MAX_FILTER_TEXT_CHARS} "
+                f"bytes in its padded form (items {conds.itemsize} bytes wide)"
+            )
         conds = list(conds)
     elif not isinstance(conds, Sequence) or isinstance(conds, str):
         return spec
@@ -247,10 +262,12 @@ def _validate(spec: Any, where: str, depth: int, count: list[int]) -> None:
     if not isinstance(field, str) or not field:
         raise InvalidFilterError(f"{where}: {op!r} needs a non-empty string 'field'")
     _check_text(field, where, "field")
+    _count_text(field, count)
     if op in {"must", "must_not"}:
-        _check_scalars(_conds(spec, where, op, {"op", "field", "conds"}), where)
+        _check_scalars(_conds(spec, where, op, {"op", "field", "conds"}), where, count)
     elif op in {"text_match", "text_match_not"}:
         _check_text_match(spec, where)
+        _count_text(spec["value"], count)
     elif op in {"empty", "not_empty"}:
         extra = set(spec) - {"op", "field"}
         if extra:
@@ -331,7 +348,18 @@ def _conds(spec: Mapping[str, Any], where: str, op: str, allowed: set[str]) -> S
     return conds
 
 
-def _check_scalars(conds: Sequence[Any], where: str) -> None:
+def _count_text(text: str, count: list[int]) -> None:
+    """Count ``text`` toward :data:`MAX_FILTER_TEXT_CHARS` (``count[1]``: the whole
+    filter's)."""
+    count[1] += len(text)
+    if count[1] > MAX_FILTER_TEXT_CHARS:
+        raise InvalidFilterError(
+            f"filter holds more than {MAX_FILTER_TEXT_CHARS} characters of text in all "
+            "(field names, conds, text_match values)"
+        )
+
+
+def _check_scalars(conds: Sequence[Any], where: str, count: list[int]) -> None:
     for c in conds:
         if not isinstance(c, (str, int, float, bool)):
             raise InvalidFilterError(f"{where}: conds must be scalars, got {type(c).__name__}")
@@ -346,6 +374,7 @@ def _check_scalars(conds: Sequence[Any], where: str) -> None:
                 f"{c.bit_length()} bits"
             )
         if isinstance(c, str):
+            _count_text(c, count)  # (first: a text over the bound is not encoded)
             _check_text(c, where, "conds")
 
 
