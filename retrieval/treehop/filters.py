@@ -27,8 +27,10 @@ A filter is a JSON-like dict:
 Filters are validated once into a tree of small predicate objects; a malformed filter raises
 :class:`~treehop.errors.InvalidFilterError` naming the offending part. Resource limits keep a
 hostile filter from exhausting the stack or the CPU: at most ``MAX_FILTER_DEPTH`` levels of
-``and``/``or``, ``MAX_FILTER_NODES`` objects and ``MAX_CONDS`` values per ``must``; range
-bounds must be finite and representable as a float.
+``and``/``or``, ``MAX_FILTER_NODES`` objects, ``MAX_CONDS`` values per ``must`` and
+``MAX_FILTER_TEXT_CHARS`` characters of text in all, each checked before the items it
+bounds are read (a lazy ``range`` or one object listed many times is refused, not walked);
+range bounds must be finite and representable as a float.
 """
 
 from __future__ import annotations
@@ -55,7 +57,9 @@ MAX_FILTER_TEXT_CHARS = 16_000_000
 """The most characters of text a filter holds in all: its field names, text conds and
 ``text_match`` values, each counted where it stands (1,000 conds of 16,000 characters:
 1,000 URIs of the longest kind eight times over, so a ``source`` filter's rewrite by
-:func:`show_fields`, which writes it twice, stays well within). Why (helper attacks81): a text was bounded by nothing but the caller's memory, and one
+:func:`show_fields`, which writes it twice, stays well within).
+
+Why (helper attacks81): a text was bounded by nothing but the caller's memory, and one
 1 MB string listed 1,000 times (1 MB held) took ``find()`` 52 s and 2.9 GB (each checked,
 then the filter's 1 GB cache key), where a numpy array broadcast from it made the same
 1,000 copies first."""
