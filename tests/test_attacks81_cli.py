@@ -13,17 +13,13 @@ Each test fails on d32e6e34 unless it says it is a control.
 
 from __future__ import annotations
 
-import contextlib
-import io
-
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from treehop.cli import build_parser
-from treehop.cli._app import SHOWN_EXTRAS, _parse
+from test_leftovers68b_cli import _usage_error  # (parse only, over a missing index)
+from treehop.cli._app import SHOWN_EXTRAS
 
-_NO_INDEX = "/nonexistent/attacks81-index"
 _SECRET_OPTIONS = [
     "--api-key",
     "--api_key",
@@ -36,18 +32,6 @@ _SECRET_OPTIONS = [
     "--credentials",
     "-token",
 ]
-
-
-def _usage_error(argv: list[str]) -> str:
-    """What parsing ``argv`` as ``main`` does writes to stderr (parse only: nothing runs)."""
-    err, out = io.StringIO(), io.StringIO()
-    with (
-        contextlib.redirect_stderr(err),
-        contextlib.redirect_stdout(out),
-        contextlib.suppress(SystemExit),
-    ):
-        _parse(build_parser(), ["--index", _NO_INDEX, *argv])
-    return err.getvalue()
 
 
 _SECRETS = st.text(
