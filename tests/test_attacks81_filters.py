@@ -214,3 +214,35 @@ def test_the_text_bound_counts_every_field_and_cond_where_it_stands(
     else:
         with pytest.raises(InvalidFilterError, match=f"more than {MAX_FILTER_TEXT_CHARS} char"):
             MetadataFilter.parse(spec)
+
+
+class _CountedMongoLeaf(dict[str, Any]):
+    """A LangChain filter's leaf mapping that counts how often it is walked (``items()``)."""
+
+    walks = 0
+
+    def items(self) -> Any:
+        _CountedMongoLeaf.walks += 1
+        return super().items()
+
+
+def test_a_langchain_filter_sharing_its_objects_is_refused_by_its_object_count() -> None:
+    # d32e6e34: _mongo walked each of the 10**6 leaf paths (then the core refused the
+    # result); four levels of 1,000 (10**12) hung the vector store's search
+    from langchain_treehop.filters import to_treehop_filter
+
+    leaf = _CountedMongoLeaf(a=1)
+    spec: dict[str, Any] = {"$or": [{"$or": [{"$or": [leaf] * 100}] * 100}] * 100}
+    _CountedMongoLeaf.walks = 0
+    with pytest.raises(InvalidFilterError, match=f"more than {MAX_FILTER_NODES} objects"):
+        to_treehop_filter(spec)
+    assert _CountedMongoLeaf.walks <= MAX_FILTER_NODES
+    hung: dict[str, Any] = {"a": 1}
+    for _ in range(4):
+        hung = {"$or": [hung] * 1000}
+    got = _outcome(functools.partial(to_treehop_filter, hung))
+    assert isinstance(got, InvalidFilterError), got
+    # control (d32e6e34 agrees): the bound is where the core's is
+    assert to_treehop_filter({"$or": [{"a": i} for i in range(MAX_FILTER_NODES - 1)]})
+    with pytest.raises(InvalidFilterError, match=f"more than {MAX_FILTER_NODES} objects"):
+        to_treehop_filter({"$or": [{"a": i} for i in range(MAX_FILTER_NODES)]})
