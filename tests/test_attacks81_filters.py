@@ -246,3 +246,32 @@ def test_a_langchain_filter_sharing_its_objects_is_refused_by_its_object_count()
     assert to_treehop_filter({"$or": [{"a": i} for i in range(MAX_FILTER_NODES - 1)]})
     with pytest.raises(InvalidFilterError, match=f"more than {MAX_FILTER_NODES} objects"):
         to_treehop_filter({"$or": [{"a": i} for i in range(MAX_FILTER_NODES)]})
+
+
+def test_a_llamaindex_filter_sharing_its_groups_is_refused_by_its_count() -> None:
+    # d32e6e34: _check_depth's walk (then the translation) went through each of the 10**12
+    # groups: the retriever's and the vector store's query hung
+    from llama_index.core.vector_stores.types import MetadataFilter as LIFilter
+    from llama_index.core.vector_stores.types import MetadataFilters
+
+    from llama_index.retrievers.treehop.filters import to_treehop_filters
+
+    group = MetadataFilters(filters=[LIFilter(key="a", value=1)], condition="or")
+    for _ in range(4):
+        group = MetadataFilters(filters=[group] * 1000, condition="or")
+    got = _outcome(functools.partial(to_treehop_filters, group))
+    assert isinstance(got, InvalidFilterError), got
+    assert "filters and groups" in str(got)
+    # (three levels of 40: 64,000 leaves as a tree, walked in seconds on d32e6e34, where
+    # the core then refused "more than 1000 objects": refused here before the walk)
+    small = MetadataFilters(filters=[LIFilter(key="a", value=1)], condition="or")
+    for _ in range(3):
+        small = MetadataFilters(filters=[small] * 40, condition="or")
+    with pytest.raises(InvalidFilterError, match="filters and groups"):
+        to_treehop_filters(small)
+    # control (d32e6e34 agrees): 999 leaves in an OR are translated as before
+    wide = MetadataFilters(
+        filters=[LIFilter(key="a", value=i) for i in range(MAX_FILTER_NODES - 1)], condition="or"
+    )
+    spec = to_treehop_filters(wide).filter
+    assert spec is not None and spec["op"] == "or" and len(spec["conds"]) == MAX_FILTER_NODES - 1
