@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 
 from treehop.errors import InvalidFilterError
-from treehop.filters import MAX_FILTER_DEPTH, MetadataFilter
+from treehop.filters import MAX_FILTER_DEPTH, MAX_FILTER_NODES, MetadataFilter
 from treehop.integration_kit import datetime64_value, number_text_hint, shown_name
 from treehop.validation import real, shown_value
 
@@ -264,11 +264,19 @@ def _field(key: str, cond: Any) -> dict[str, Any]:
     return parts[0] if len(parts) == 1 else {"op": "and", "conds": parts}
 
 
-def _mongo(spec: Mapping[str, Any], depth: int = 0) -> dict[str, Any]:
+def _mongo(
+    spec: Mapping[str, Any], depth: int = 0, made: list[int] | None = None
+) -> dict[str, Any]:
     # Bounded as the core's DSL is (a one-filter $and collapses, so the core would not see
-    # the depth; 5,000 levels exhausted the stack here).
+    # the depth; 5,000 levels exhausted the stack here). ``made`` counts the DSL objects
+    # the walk has made (each field's leaf, each $and / $or of two or more), for the whole
+    # filter: past the core's MAX_FILTER_NODES it is refused as the core would refuse its
+    # translation. Why (helper attacks81): one {"$or": [...]} listed 1,000 times in an
+    # $or, four levels deep (a few kB held), was walked path by path, 10**12 objects: the
+    # vector store's search hung here before the core's bound could refuse it.
     if depth > MAX_FILTER_DEPTH:
         raise InvalidFilterError(f"filter nested deeper than {MAX_FILTER_DEPTH} levels")
+    made = [0] if made is None else made
     parts: list[dict[str, Any]] = []
     for key, cond in spec.items():
         if key in {"$and", "$or"}:
@@ -278,17 +286,27 @@ def _mongo(spec: Mapping[str, Any], depth: int = 0) -> dict[str, Any]:
             for c in cond:
                 if not isinstance(c, Mapping):
                     raise InvalidFilterError(f"filter {key}: expects filters, got {shown_value(c)}")
-                subs.append(_mongo(c, depth + 1))
+                subs.append(_mongo(c, depth + 1, made))
+            if len(subs) > 1:
+                _made(made)
             parts.append(subs[0] if len(subs) == 1 else {"op": key[1:], "conds": subs})
         elif isinstance(key, str) and key.startswith("$"):
             raise InvalidFilterError(
                 f"filter: unknown operator {shown_name(key)} (use $and or $or)"
             )
         else:
+            _made(made)
             parts.append(_field(str(key), cond))
     if not parts:
         raise InvalidFilterError("filter: an empty filter")
     return parts[0] if len(parts) == 1 else {"op": "and", "conds": parts}
+
+
+def _made(made: list[int]) -> None:
+    """One more DSL object made (:func:`_mongo`), refused past the core's bound."""
+    made[0] += 1
+    if made[0] > MAX_FILTER_NODES:
+        raise InvalidFilterError(f"filter has more than {MAX_FILTER_NODES} objects")
 
 
 _DICT_EXAMPLE = (

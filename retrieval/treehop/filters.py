@@ -27,9 +27,11 @@ A filter is a JSON-like dict:
 Filters are validated once into a tree of small predicate objects; a malformed filter raises
 :class:`~treehop.errors.InvalidFilterError` naming the offending part. Resource limits keep a
 hostile filter from exhausting the stack or the CPU: at most ``MAX_FILTER_DEPTH`` levels of
-``and``/``or``, ``MAX_FILTER_NODES`` objects and ``MAX_CONDS`` values per ``must``; range
-bounds must be finite, within float range, and held exactly by a float or an integer (a
-``Fraction(1, 3)`` or an ``np.longdouble`` with more digits is refused, not rounded).
+``and``/``or``, ``MAX_FILTER_NODES`` objects, ``MAX_CONDS`` values per ``must`` and
+``MAX_FILTER_TEXT_CHARS`` characters of text in all, each checked before the items it
+bounds are read (a lazy ``range`` or one object listed many times is refused, not walked);
+range bounds must be finite, within float range, and held exactly by a float or an integer
+(a ``Fraction(1, 3)`` or an ``np.longdouble`` with more digits is refused, not rounded).
 """
 
 from __future__ import annotations
@@ -52,6 +54,16 @@ MAX_FILTER_DEPTH = 32
 MAX_FILTER_NODES = 1000
 MAX_CONDS = 1000
 MAX_TEXT_MATCH_CHARS = 1000
+MAX_FILTER_TEXT_CHARS = 16_000_000
+"""The most characters of text a filter holds in all: its field names, text conds and
+``text_match`` values, each counted where it stands (1,000 conds of 16,000 characters:
+1,000 URIs of the longest kind eight times over, so a ``source`` filter's rewrite by
+:func:`show_fields`, which writes it twice, stays well within).
+
+Why (helper attacks81): a text was bounded by nothing but the caller's memory, and one
+1 MB string listed 1,000 times (1 MB held) took ``find()`` 52 s and 2.9 GB (each checked,
+then the filter's 1 GB cache key), where a numpy array broadcast from it made the same
+1,000 copies first."""
 _COND_INT_BITS = 1024
 """Largest integer a ``must`` compares, in bits: float range, as a range's bounds are."""
 CLIENT_SIDE_OPS = frozenset({"text_match", "text_match_not", "empty", "not_empty"})
@@ -78,7 +90,7 @@ class MetadataFilter:
         if not spec:
             return None
         expanded: Mapping[str, Any] = _expand_time(spec, "filter")
-        _validate(expanded, "filter", 0, [0])
+        _validate(expanded, "filter", 0, [0, 0])
         return cls(spec=expanded)
 
     def matches(self, metadata: Mapping[str, Any]) -> bool:
@@ -105,21 +117,32 @@ class MetadataFilter:
         return out
 
 
-def _expand_time(spec: Any, where: str, depth: int = 0) -> Any:
+def _expand_time(spec: Any, where: str, depth: int = 0, count: list[int] | None = None) -> Any:
     """Rewrite every ``time`` node into the ``range`` node it stands for, and every range's
     numpy bound into the Python number it equals (:func:`_python_bounds`), recursively, with
-    the same depth bound as :func:`_validate`, so a hostile nesting is a typed error here
-    too."""
+    the same depth and object bounds as :func:`_validate`, so a hostile nesting is a typed
+    error here too.
+
+    The objects are counted as they are visited (``count``, shared by the whole walk). Why
+    (helper attacks81): one ``or`` object listed 1,000 times in an ``or``, four levels deep
+    (a few kilobytes held), is 10**12 objects walked path by path: ``find()`` hung here
+    before the validation after it could refuse more than :data:`MAX_FILTER_NODES`."""
     if not isinstance(spec, Mapping):
         return spec
     if depth > MAX_FILTER_DEPTH:
         raise InvalidFilterError(f"filter nested deeper than {MAX_FILTER_DEPTH} levels")
+    count = [0] if count is None else count
+    count[0] += 1
+    if count[0] > MAX_FILTER_NODES:
+        raise InvalidFilterError(f"filter has more than {MAX_FILTER_NODES} objects")
     op = spec.get("op")
     if op in {"and", "or"} and isinstance(spec.get("conds"), Sequence):
         if isinstance(spec["conds"], str):
             return spec
+        _check_conds_count(spec["conds"], where)
         conds = [
-            _expand_time(c, f"{where}.conds[{i}]", depth + 1) for i, c in enumerate(spec["conds"])
+            _expand_time(c, f"{where}.conds[{i}]", depth + 1, count)
+            for i, c in enumerate(spec["conds"])
         ]
         return {**spec, "conds": conds}
     if op in {"range", "range_out"}:
@@ -205,11 +228,20 @@ def _python_conds(spec: Mapping[str, Any], where: str) -> Mapping[str, Any]:
             return spec  # (refused by _conds: not a non-empty list)
         if conds.size > MAX_CONDS:  # (refused before a huge array is made a list)
             raise InvalidFilterError(f"{where}: more than {MAX_CONDS} conds")
+        if conds.size * conds.itemsize > 4 * MAX_FILTER_TEXT_CHARS:
+            # (each item is copied out whole: a text item broadcast from one long string
+            # would be made ``size`` times before the text bound could count it)
+            raise InvalidFilterError(
+                f"{where}: a numpy array of conds of more than {4 * MAX_FILTER_TEXT_CHARS} "
+                f"bytes in its padded form (items {conds.itemsize} bytes wide)"
+            )
         conds = list(conds)
     elif not isinstance(conds, Sequence) or isinstance(conds, str):
         return spec
-    elif all(type(c) in _PLAIN_CONDS for c in conds):
-        return spec  # (the usual filter: nothing to rewrite, nothing copied)
+    else:
+        _check_conds_count(conds, where)  # (before a lazy sequence's items are read)
+        if all(type(c) in _PLAIN_CONDS for c in conds):
+            return spec  # (the usual filter: nothing to rewrite, nothing copied)
     return {**spec, "conds": [_python_cond(c) for c in conds]}
 
 
@@ -260,10 +292,12 @@ def _validate(spec: Any, where: str, depth: int, count: list[int]) -> None:
     if not isinstance(field, str) or not field:
         raise InvalidFilterError(f"{where}: {op!r} needs a non-empty string 'field'")
     _check_text(field, where, "field")
+    _count_text(field, count)
     if op in {"must", "must_not"}:
-        _check_scalars(_conds(spec, where, op, {"op", "field", "conds"}), where)
+        _check_scalars(_conds(spec, where, op, {"op", "field", "conds"}), where, count)
     elif op in {"text_match", "text_match_not"}:
         _check_text_match(spec, where)
+        _count_text(spec["value"], count)
     elif op in {"empty", "not_empty"}:
         extra = set(spec) - {"op", "field"}
         if extra:
@@ -312,20 +346,50 @@ def _check_object(spec: Any, where: str, depth: int, count: list[int]) -> None:
         raise InvalidFilterError(f"{where}: keys must be strings")
 
 
+def _check_conds_count(conds: Sequence[Any], where: str) -> int:
+    """How many ``conds`` there are; more than :data:`MAX_CONDS` refused before any is read.
+
+    Why (helper attacks81): the rewrites that run before :func:`_validate`
+    (:func:`_expand_time`'s ``and`` / ``or``, :func:`_python_conds`) walked every item of
+    a lazy sequence first: ``"conds": range(10**18)`` hung ``find()``, where the check
+    after them refuses it at once; ``range(10**19)``, whose ``len()`` overflows, escaped
+    as an ``OverflowError``."""
+    try:
+        count = len(conds)
+    except OverflowError:
+        count = MAX_CONDS + 1
+    if count > MAX_CONDS:
+        raise InvalidFilterError(f"{where}: more than {MAX_CONDS} conds")
+    return count
+
+
 def _conds(spec: Mapping[str, Any], where: str, op: str, allowed: set[str]) -> Sequence[Any]:
     """The non-empty, bounded ``conds`` list of an object whose keys are all ``allowed``."""
     extra = set(spec) - allowed
     if extra:
         raise InvalidFilterError(f"{where}: unknown keys {listed(extra)} for {op!r}")
     conds = spec.get("conds")
-    if not isinstance(conds, Sequence) or isinstance(conds, str) or not conds:
+    if (
+        not isinstance(conds, Sequence)
+        or isinstance(conds, str)
+        or not _check_conds_count(conds, where)
+    ):
         raise InvalidFilterError(f"{where}: {op!r} needs a non-empty list 'conds'")
-    if len(conds) > MAX_CONDS:
-        raise InvalidFilterError(f"{where}: more than {MAX_CONDS} conds")
     return conds
 
 
-def _check_scalars(conds: Sequence[Any], where: str) -> None:
+def _count_text(text: str, count: list[int]) -> None:
+    """Count ``text`` toward :data:`MAX_FILTER_TEXT_CHARS` (``count[1]``: the whole
+    filter's)."""
+    count[1] += len(text)
+    if count[1] > MAX_FILTER_TEXT_CHARS:
+        raise InvalidFilterError(
+            f"filter holds more than {MAX_FILTER_TEXT_CHARS} characters of text in all "
+            "(field names, conds, text_match values)"
+        )
+
+
+def _check_scalars(conds: Sequence[Any], where: str, count: list[int]) -> None:
     for c in conds:
         if not isinstance(c, (str, int, float, bool)):
             raise InvalidFilterError(f"{where}: conds must be scalars, got {type(c).__name__}")
@@ -340,6 +404,7 @@ def _check_scalars(conds: Sequence[Any], where: str) -> None:
                 f"{c.bit_length()} bits"
             )
         if isinstance(c, str):
+            _count_text(c, count)  # (first: a text over the bound is not encoded)
             _check_text(c, where, "conds")
 
 

@@ -53,7 +53,7 @@ from ..ingest.loaders import (
     skipped_for_suffix,
 )
 from ..models import ContextType, RetrievalMode
-from ..redaction import redact
+from ..redaction import MASK, redact
 from ..stores.embedded import EmbeddedStore
 from . import _render as render
 
@@ -1391,9 +1391,7 @@ def _refuse_options_before_command(parser: argparse.ArgumentParser, argv: Sequen
             )
         else:
             hints.append(f"{_shown_arg(option)}: did you mean {meant}, after '{path[-1]}'?")
-    listed = " ".join(map(_shown_arg, shown))
-    if len(misplaced) > len(shown):
-        listed += f" and {len(misplaced) - len(shown)} more"
+    listed = _shown_args(misplaced)
     if not hints:
         hints.append(f"options of 'treehop {name}' go after '{path[-1]}'")
     command.error("; ".join([f"unrecognized arguments: {listed} (before '{path[-1]}')", *hints]))
@@ -1415,9 +1413,7 @@ def _parse(parser: argparse.ArgumentParser, argv: Sequence[str]) -> argparse.Nam
             for given in shown
             if given.startswith("-") and given != "-"
         ]
-        listed = " ".join(map(_shown_arg, shown))
-        if len(extras) > len(shown):
-            listed += f" and {len(extras) - len(shown)} more"
+        listed = _shown_args(extras)
         command.error("; ".join([f"unrecognized arguments: {listed}", *filter(None, hints)]))
     return args
 
@@ -1488,6 +1484,41 @@ def _shown_arg(arg: str) -> str:
     message."""
     cut = arg[:SHOWN_ARG_CHARS] + ("..." if len(arg) > SHOWN_ARG_CHARS else "")
     return redact("".join(c if c.isprintable() else repr(c)[1:-1] for c in cut))
+
+
+_SECRET_OPTION = re.compile(
+    r"(?i)--?[a-z0-9_-]{0,60}?(?:key|token|secret|password|passwd|pwd|passphrase|auth|"
+    r"credentials?)"
+)
+"""An option name that says its value is a credential (``--api-key``, ``--token``,
+``--password``, ``--hf-auth``), matched whole (``fullmatch``; at most ~75 characters)."""
+
+
+def _shown_args(words: Sequence[str]) -> str:
+    """The unknown arguments as the error lists them: the first :data:`SHOWN_EXTRAS`, each
+    :func:`_shown_arg`, then ``and N more``; the value of a credential-named option
+    (:data:`_SECRET_OPTION`) shown as ``***``, given as the next word or after ``=``.
+
+    Why (helper attacks81): :func:`redact` knows ``--api-key=sk-...`` but not a key given
+    as the next word, so ``treehop --api-key sk-... find q`` (stop 68's misplaced-option
+    error lists an unknown option's values) and ``treehop find q --api-key sk-...`` (an
+    option another tool takes, pasted) printed the key to the terminal and any log of it;
+    ``--key=...`` and ``--credentials=...`` past it too."""
+    shown, after_secret = [], False
+    for word in words[:SHOWN_EXTRAS]:
+        name, eq, _ = word.partition("=")
+        secret_name = word.startswith("-") and _SECRET_OPTION.fullmatch(name) is not None
+        if after_secret and not word.startswith("-"):
+            shown.append(MASK)
+        elif secret_name and eq:
+            shown.append(f"{_shown_arg(name)}={MASK}")
+        else:
+            shown.append(_shown_arg(word))
+        after_secret = secret_name and not eq
+    listed = " ".join(shown)
+    if len(words) > SHOWN_EXTRAS:
+        listed += f" and {len(words) - SHOWN_EXTRAS} more"
+    return listed
 
 
 _USAGE_ERRORS = (InvalidURIError, InvalidQueryError, InvalidFilterError, InvalidTagError)

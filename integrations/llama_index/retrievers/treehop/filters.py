@@ -30,7 +30,7 @@ from llama_index.core.vector_stores.types import (
 
 from treehop import tags as tagmod
 from treehop.errors import InvalidFilterError
-from treehop.filters import MAX_FILTER_DEPTH
+from treehop.filters import MAX_FILTER_DEPTH, MAX_FILTER_NODES
 from treehop.filters import MetadataFilter as TreehopMetadataFilter
 from treehop.integration_kit import number_text_hint, shown_name
 from treehop.models import ContextType
@@ -433,14 +433,31 @@ def to_treehop_filters(
     )
 
 
+_MAX_FILTER_PARTS = 4 * MAX_FILTER_NODES
+"""The most filters and groups a ``MetadataFilters`` holds, counted as a tree (each place a
+shared one stands in, once): four times the core's objects, so that no filter the core
+would take is refused here (tag and context-type filters, and AND groups, make no object)."""
+
+
 def _check_depth(filters: MetadataFilters) -> None:
     """Bounded as the core's DSL is, before the helpers below recurse (nested AND groups are
-    flattened, so the core would not see the depth; 900 levels exhausted the stack)."""
+    flattened, so the core would not see the depth; 900 levels exhausted the stack); and no
+    more than :data:`_MAX_FILTER_PARTS` filters and groups. Why the count (helper
+    attacks81): one group listed 1,000 times in a group, four levels deep (a few kB held),
+    is 10**12 groups as a tree, and this walk and the translation after it went through
+    each: the retriever's and the vector store's query hung here."""
     stack: list[tuple[MetadataFilters, int]] = [(filters, 0)]
+    parts = 0
     while stack:
         group, depth = stack.pop()
         if depth > MAX_FILTER_DEPTH:
             raise InvalidFilterError(f"filter nested deeper than {MAX_FILTER_DEPTH} levels")
+        parts += 1 + len(group.filters)
+        if parts > _MAX_FILTER_PARTS:
+            raise InvalidFilterError(
+                f"filter has more than {_MAX_FILTER_PARTS} filters and groups (nested "
+                "groups counted each time they stand in one)"
+            )
         stack.extend((f, depth + 1) for f in group.filters if isinstance(f, MetadataFilters))
 
 
