@@ -224,13 +224,13 @@ class EmbeddedStore(_SearchPaths, _Writes, _AnnWorker, _LexicalSync, _Generation
         """Each cached state blob's file (inode, mtime_ns, size) when it was read or written."""
         self._dirty = False
         self._appended: set[tuple[int, int]] = set()
+        """The (device, inode) of each data file the save in progress appended to: the only
+        files whose bytes past the committed size a failed save may cut in place
+        (:func:`.manifest._discard_uncommitted`)."""
         self._checked_current: tuple[int, int] | None = None
         """(id of the committed manifest, ``CURRENT``'s checksum) once ``CURRENT`` naming
         this store's generation number was read as this very manifest
         (:meth:`_replaced_under_me`)."""
-        """The (device, inode) of each data file the save in progress appended to: the only
-        files whose bytes past the committed size a failed save may cut in place
-        (:func:`.manifest._discard_uncommitted`)."""
         self._current_seen: tuple[int, ...] | None = None
         """``CURRENT``'s (inode, mtime, size) when :meth:`refresh` last found it pointing at
         this store's generation."""
