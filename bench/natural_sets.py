@@ -419,6 +419,12 @@ change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py
   question deleted by the cython-faq rule (:func:`split_cython_faq`, unchanged), beside the
   docs' other pages as markdown, the slide shows out (:func:`leo_faq_set`). Built in stop 69
   and measured once: an untuned check (helper heldout76).
+* ``inn-faq``: the INN 2.x FAQ (Debian ``inn2``, ``FAQ.gz``: a plain-text Usenet digest of
+  ``Subject: N.M.`` entries, ~43 questions, problems and tasks in six groups): every
+  question and the contents deleted by the nmh reading (:func:`split_inn_faq`, which aligns
+  two spellings and calls :func:`split_nmh_faq`), beside the server's notes and man pages
+  (:func:`inn_faq_set`). Built in stop 69 and measured once: an untuned check (helper
+  heldout77).
 * ``xboard-faq``: XBoard and WinBoard's FAQ (Debian ``xboard``, ``FAQ.html``: hand-written
   HTML, ~60 labelled ``<h3>`` questions under four ``<h2>`` groups): every question and the
   contents lists deleted (:func:`split_xboard_faq`), beside the engine protocol page, the
@@ -571,6 +577,7 @@ HELD_OUT_SETS = (
     "pyx-faq",
     "imap-faq",
     "leo-faq",
+    "inn-faq",
 )
 """Natural-question sets that no screening script reads by default (``--sets`` names them):
 measured once per change as an untuned check of whether a method chosen on the sets above
@@ -13052,6 +13059,89 @@ def imap_faq_set() -> NaturalSet:
 
 
 # --------------------------------------------------------------------------------------
+# A Usenet digest FAQ with "Subject: N.M. <question>" entries beside its server's notes and
+# man pages (INN): the nmh reading, unchanged, after two spellings are aligned
+# --------------------------------------------------------------------------------------
+
+INN_PACKAGE = "inn2"
+INN_DOC = "usr/share/doc/inn2"
+INN_FAQ = "FAQ.gz"
+"""Russ Allbery's INN 2.x FAQ as Debian's ``inn2`` ships it (``/usr/share/doc/inn2/FAQ.gz``,
+the monthly news.software.nntp posting): news headers and a preface, then entries after a
+rule of dashes, each headed ``Subject: 1.1. What is INN?`` (the number ends with a dot), a
+"Subject: Contents" entry listing every question, six group entries (``Subject: 3.
+Specific Problems``) and ~43 entries: questions ("What are timehash and timecaf?"),
+problems and error messages administrators posted ("innd: SERVER cant store article") and,
+under "6. How Do I...", tasks ("Rename a newsgroup")."""
+INN_TEXTS = (
+    "README.gz",
+    "INSTALL.gz",
+    "checklist.gz",
+    "external-auth.gz",
+    "hook-perl.gz",
+    "IPv6-info",
+    "README.Debian",
+)
+"""The server's notes beside the FAQ (what INN is, installing it, the install checklist,
+external authentication, the Perl hooks, IPv6, Debian's note): in, as text. Left out:
+``NEWS`` and the changelogs (release notes), ``CONTRIBUTORS``, ``copyright`` and
+``examples/`` (programs and sample files)."""
+INN_MAX_PAGE_CHARS = 150_000
+"""A note or man page over this stays out and is named (the value the other sets use, not
+chosen for this set)."""
+_INN_NUMBER = re.compile(r"^Subject:[ \t]*(\d+)\.(\d+)\.[ \t]+", re.MULTILINE)
+_INN_CONTENTS = re.compile(r"^Subject:[ \t]*Contents[ \t]*$", re.MULTILINE)
+
+
+def split_inn_faq(text: str) -> tuple[str, list[tuple[str, str, str]]]:
+    """The INN FAQ (``FAQ.gz``) -> (one plain-text page without its questions and its
+    contents, [(number, question, answer)]): :func:`split_nmh_faq`, unchanged, after the two
+    ways this digest spells what the MH FAQ spells otherwise are aligned: an entry's
+    ``Subject: 1.1. <question>`` (a dot after the number) reads as ``Subject: 1.1
+    <question>``, and ``Subject: Contents`` as ``Subject: Table of Contents`` (so that the
+    list of every question is dropped). Only ``Subject:`` lines at column 0 are touched;
+    both are regular expressions anchored at a line's start: linear. A group entry
+    (``Subject: 3. Specific Problems``) stays in the page, as the MH FAQ's sections do."""
+    aligned = _INN_NUMBER.sub(r"Subject: \1.\2 ", text)
+    aligned = _INN_CONTENTS.sub("Subject: Table of Contents", aligned)
+    return split_nmh_faq(aligned)
+
+
+def inn_faq_set() -> NaturalSet:
+    """The INN 2.x FAQ (Debian ``inn2``, ``/usr/share/doc/inn2/FAQ.gz``: a plain-text Usenet
+    digest of ~43 numbered entries in six groups) as one plain-text page ``FAQ`` with every
+    question and the table of contents deleted (:func:`split_inn_faq`), beside the
+    server's notes (:data:`INN_TEXTS`) and its man pages (``.so`` aliases out), each up to
+    :data:`INN_MAX_PAGE_CHARS`. Ids are the FAQ's numbers (``inn-faq:6.5``). Entries whose
+    answer is under :data:`MIN_ANSWER_WORDS` words are left out and named. Built in stop 69
+    and measured once, with no change to the retriever: an untuned check (helper
+    heldout77)."""
+    root, doc, faq_path = _packaged_doc(INN_PACKAGE, INN_DOC, INN_FAQ)
+    text, qa = split_inn_faq(_doc_text(faq_path, "utf-8"))
+    files = {"FAQ": text}
+    asked = _faq_questions("inn-faq", qa, "FAQ")
+    notes = _add_notes(files, doc, INN_TEXTS)
+    pages = [f"man/{name}.md" for name in _add_man_pages(files, root, _nmh_man_pages(root))]
+    kept, too_long = _drop_too_long(files, notes + pages, INN_MAX_PAGE_CHARS)
+    return _judged_package_set(
+        "inn-faq",
+        root,
+        files,
+        asked,
+        lambda version, unjudged: (
+            f"INN 2.x FAQ from {INN_PACKAGE} {version} (FAQ.gz, a plain-text Usenet digest "
+            f"of 'Subject: N.M.' entries, one page; its {len(qa)} numbered questions and the "
+            "table of contents deleted, the group entries kept) + the server's notes and "
+            f"man pages ({len(kept)} files, .so aliases out; left out, over "
+            f"{INN_MAX_PAGE_CHARS} chars: {', '.join(too_long) or 'none'}); NEWS, "
+            "changelogs, CONTRIBUTORS, copyright and examples/ out; answer = the entry's "
+            f"text after its header, up to the next entry; left out, answer under "
+            f"{MIN_ANSWER_WORDS} words: {' | '.join(unjudged) or 'none'}"
+        ),
+    )
+
+
+# --------------------------------------------------------------------------------------
 # A PyPI project's own FAQ in the documentation sources its sdist ships (Cython)
 # --------------------------------------------------------------------------------------
 
@@ -13871,6 +13961,7 @@ BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "pyx-faq": lambda emb: pyx_faq_set(),
     "imap-faq": lambda emb: imap_faq_set(),
     "leo-faq": lambda emb: leo_faq_set(),
+    "inn-faq": lambda emb: inn_faq_set(),
     "cranfield": cranfield_set,
     "pytest-derived": lambda emb: pytest_derived_set(),
 }
