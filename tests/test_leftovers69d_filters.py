@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pytest
@@ -80,9 +80,9 @@ def test_the_tiny_numbers_no_longer_take_a_stored_zero(tmp_path: Path) -> None:
         with pytest.raises(InvalidFilterError, match="holds exactly"):
             th.find("apples", filter={"op": "time", "since": TINY})
         with pytest.raises(InvalidQueryError, match="since must be a number a float holds"):
-            th.find("apples", since=TINY)
+            th.find("apples", since=cast(Any, TINY))  # (hostile: not a TimeLike)
         with pytest.raises(InvalidQueryError, match="until must be a number a float holds"):
-            th.find("apples", until=Fraction(1, 3))
+            th.find("apples", until=cast(Any, Fraction(1, 3)))
         assert not th.find("apples", filter=_must([1e-300])).resources
         assert not th.find("apples", since=1e-300).resources
         hit = [f"{R}/z"]
