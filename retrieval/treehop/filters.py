@@ -31,7 +31,11 @@ hostile filter from exhausting the stack or the CPU: at most ``MAX_FILTER_DEPTH`
 ``MAX_FILTER_TEXT_CHARS`` characters of text in all, each checked before the items it
 bounds are read (a lazy ``range`` or one object listed many times is refused, not walked);
 range bounds must be finite, within float range, and held exactly by a float or an integer
-(a ``Fraction(1, 3)`` or an ``np.longdouble`` with more digits is refused, not rounded).
+(a ``Fraction(1, 3)`` or an ``np.longdouble`` with more digits is refused, not rounded), and
+so must a ``must`` / ``must_not``'s number conds; a ``time`` filter's (and ``find()``'s)
+``since`` / ``until`` numbers must be held exactly by a float, the epoch seconds they become.
+``conds`` is a list: ``bytes`` / ``bytearray`` / ``memoryview`` are refused, not read as
+their byte values.
 """
 
 from __future__ import annotations
@@ -44,7 +48,7 @@ from typing import Any
 
 import numpy as np
 
-from .errors import InvalidFilterError, TreehopError
+from .errors import InvalidFilterError, InvalidQueryError, TreehopError
 from .redaction import listed, shown_name
 from .timestamps import TIMESTAMP_FIELD, time_range_filter
 from .validation import real, shown_value
@@ -137,8 +141,8 @@ def _expand_time(spec: Any, where: str, depth: int = 0, count: list[int] | None 
         raise InvalidFilterError(f"filter has more than {MAX_FILTER_NODES} objects")
     op = spec.get("op")
     if op in {"and", "or"} and isinstance(spec.get("conds"), Sequence):
-        if isinstance(spec["conds"], str):
-            return spec
+        if isinstance(spec["conds"], (str, *_BYTES_LIKE)):
+            return spec  # (refused by _conds)
         _check_conds_count(spec["conds"], where)
         conds = [
             _expand_time(c, f"{where}.conds[{i}]", depth + 1, count)
@@ -157,6 +161,8 @@ def _expand_time(spec: Any, where: str, depth: int = 0, count: list[int] | None 
     field = spec.get("field", TIMESTAMP_FIELD)
     if not isinstance(field, str) or not field:
         raise InvalidFilterError(f"{where}: 'time' needs a non-empty string 'field'")
+    _exact_time(spec.get("since"), f"{where}: 'since'", InvalidFilterError)
+    _exact_time(spec.get("until"), f"{where}: 'until'", InvalidFilterError)
     try:
         out = time_range_filter(spec.get("since"), spec.get("until"), field)
     except TreehopError as exc:
@@ -188,26 +194,58 @@ def _python_bounds(spec: Mapping[str, Any], where: str) -> Mapping[str, Any]:
     python: dict[str, float | int] = {}
     for b in _BOUNDS:
         if b in spec and type(spec[b]) not in (int, float):
-            number = real(spec[b])
+            number = _exact_real(spec[b], f"{where}: bound {b!r}", InvalidFilterError)
             if number is not None and _finite(number):
-                if not _equals(number, spec[b]):
-                    raise InvalidFilterError(
-                        f"{where}: bound {b!r} must be a number a float or an integer holds "
-                        f"exactly, got {shown_value(spec[b])} (it would compare as "
-                        f"{number!r}): give float(bound) if that is the bound meant"
-                    )
                 python[b] = number
     return {**spec, **python} if python else spec
+
+
+def _exact_real(
+    given: object, what: str, error: type[TreehopError], *, float_only: bool = False
+) -> float | int | None:
+    """``given`` as the Python number :func:`~treehop.validation.real` makes of it (``None``
+    where it is no real number; a NaN, an infinity or an integer past float range as
+    ``real`` gives it, for the caller's own refusal), refused as ``error`` where that number
+    is not exactly ``given``: a range's bound (:func:`_python_bounds`), a ``must`` /
+    ``must_not``'s cond (:func:`_python_cond`), a ``time`` filter's or ``find()``'s
+    ``since`` / ``until`` (:func:`_exact_time`, ``float_only``: they are compared as the
+    float :func:`~treehop.timestamps.to_epoch` makes of them, so an integer past 2**53
+    that no float holds is refused too).
+
+    One rule for every number a filter compares (helper leftovers69b for the bounds;
+    helper leftovers69d for the conds and the times): ``Fraction(1, 10**400)`` silently
+    became ``0.0`` (a ``must`` on it matched a stored ``0``, a ``since`` on it took a
+    memory at the epoch), ``Fraction(1, 3)`` a nearby float, an ``np.longdouble`` with
+    more digits the float next to it. The stores compare doubles, so the exact value
+    cannot be kept; ``float(x)`` says which value the caller means."""
+    number = real(given)
+    if number is None or not _finite(number):
+        return number
+    held: float | int = float(number) if float_only else number
+    if not _equals(held, given):
+        holder = "a float" if float_only else "a float or an integer"
+        raise error(
+            f"{what} must be a number {holder} holds exactly, got {shown_value(given)} "
+            f"(it would compare as {held!r}): give float(value) if that is the value meant"
+        )
+    return number
 
 
 def _equals(number: float | int, given: object) -> bool:
     """Whether the Python number :func:`~treehop.validation.real` made of ``given`` is
     exactly ``given`` (numbers compare exactly across ``int``, ``float``, ``Fraction`` and
-    numpy types; a registered ``Real`` whose comparison raises is no exact bound)."""
+    numpy types; a registered ``Real`` whose comparison raises is no exact number)."""
     try:
         return bool(number == given)
     except Exception:
         return False
+
+
+def _exact_time(value: Any, what: str, error: type[TreehopError]) -> None:
+    """A ``since`` / ``until`` that is a number: one a float holds exactly
+    (:func:`_exact_real`); a text, a date or a datetime is :func:`to_epoch`'s to judge."""
+    if value is not None and type(value) is not float:
+        _exact_real(value, what, error, float_only=True)
 
 
 def _python_conds(spec: Mapping[str, Any], where: str) -> Mapping[str, Any]:
@@ -236,27 +274,30 @@ def _python_conds(spec: Mapping[str, Any], where: str) -> Mapping[str, Any]:
                 f"bytes in its padded form (items {conds.itemsize} bytes wide)"
             )
         conds = list(conds)
-    elif not isinstance(conds, Sequence) or isinstance(conds, str):
-        return spec
+    elif not isinstance(conds, Sequence) or isinstance(conds, (str, *_BYTES_LIKE)):
+        return spec  # (a text or bytes: refused by _conds, not read item by item)
     else:
         _check_conds_count(conds, where)  # (before a lazy sequence's items are read)
         if all(type(c) in _PLAIN_CONDS for c in conds):
             return spec  # (the usual filter: nothing to rewrite, nothing copied)
-    return {**spec, "conds": [_python_cond(c) for c in conds]}
+    return {**spec, "conds": [_python_cond(c, f"{where}: conds[{i}]") for i, c in enumerate(conds)]}
 
 
 _PLAIN_CONDS = (str, int, float, bool)
+_BYTES_LIKE = (bytes, bytearray, memoryview)
+"""Sequences of integers that are no list of conds: ``b"ab"`` read as one is ``[97, 98]``."""
 
 
-def _python_cond(c: Any) -> Any:
-    """One cond as :func:`_python_conds` says."""
+def _python_cond(c: Any, what: str) -> Any:
+    """One cond as :func:`_python_conds` says; a number no float or integer holds exactly
+    refused (:func:`_exact_real`, named by ``what``)."""
     if type(c) in _PLAIN_CONDS:
         return c
     if isinstance(c, np.bool_):
         return bool(c)
     if isinstance(c, np.str_):
         return str(c)
-    number = real(c)
+    number = _exact_real(c, what, InvalidFilterError)
     return c if number is None else number
 
 
@@ -369,6 +410,14 @@ def _conds(spec: Mapping[str, Any], where: str, op: str, allowed: set[str]) -> S
     if extra:
         raise InvalidFilterError(f"{where}: unknown keys {listed(extra)} for {op!r}")
     conds = spec.get("conds")
+    if isinstance(conds, _BYTES_LIKE):
+        # (helper leftovers69d: a bytes value is a Sequence of its byte values, so
+        # ``"conds": b"ab"`` was a ``must`` on the numbers 97 and 98, matching neither text)
+        hint = " give [value.decode()] for one text" if op in {"must", "must_not"} else ""
+        raise InvalidFilterError(
+            f"{where}: {op!r} needs a list 'conds', got {type(conds).__name__} (not read as "
+            f"a list of its byte values):{hint or ' give a list of filter objects'}"
+        )
     if (
         not isinstance(conds, Sequence)
         or isinstance(conds, str)
@@ -660,6 +709,8 @@ def and_time_window(
     filter: Mapping[str, Any] | MetadataFilter | None, since: Any, until: Any
 ) -> Mapping[str, Any] | MetadataFilter | None:
     """``filter`` AND ``since <= timestamp < until`` (``filter`` unchanged when both are None)."""
+    _exact_time(since, "since", InvalidQueryError)
+    _exact_time(until, "until", InvalidQueryError)
     window = time_range_filter(since, until)
     if window is None:
         return filter
