@@ -32,6 +32,11 @@ def _interrupted(run: Callable[[], object]) -> None:
     """``run()`` (a call that never ends by itself) interrupted as Ctrl-C interrupts it: a
     real SIGINT (``_thread.interrupt_main`` only sets Python's flag, which a loop waiting
     in ``select`` reads when its timer ends: 60 s)."""
+    # (Python's own Ctrl-C handler, whatever the process had: a process started in the
+    # background without job control inherits SIGINT ignored, and an earlier test or an
+    # event loop may have put another handler in place; the full CI run reached this file
+    # with one such, and the interrupt never arrived: test_sync_runner does the same)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     timer = threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT))
     timer.start()
     try:
@@ -39,6 +44,7 @@ def _interrupted(run: Callable[[], object]) -> None:
             run()
     finally:
         timer.join()
+        signal.signal(signal.SIGINT, previous)
 
 
 @pytest.mark.parametrize("where", ["loop thread", "calling thread's loop"])
