@@ -342,18 +342,20 @@ def check_metadata(value: object) -> dict[str, Any] | None:
     return dict(plain)
 
 
+PLAIN_NUMBERS: tuple[type, ...] = (np.bool_, np.integer, np.float16, np.float32, np.float64)
+"""The numpy scalars that metadata takes as the Python value they equal exactly
+(``.item()``: a ``bool``, an ``int``, a ``float``): the core's :func:`check_metadata` and the
+integrations' ``integration_kit.plain_metadata`` read the same list. An ``np.longdouble``
+(more digits than a float) is not one of them."""
+
+
 def _plain_scalar(value: object) -> object:
-    """A numpy scalar as the Python value it equals exactly (a bool stays a bool, never
-    ``1``); anything else as given."""
-    if isinstance(value, np.generic):
-        if isinstance(value, np.bool_):
-            return bool(value)
-        if isinstance(value, np.integer):
-            return int(value)
-        if isinstance(value, np.floating) and value.dtype.itemsize <= 8:
-            return float(value)  # (float16 / 32 / 64: exact in a Python float)
-        if isinstance(value, np.str_):
-            return str(value)
+    """A numpy scalar of :data:`PLAIN_NUMBERS` as the Python value it equals exactly (a bool
+    stays a bool, never ``1``), an ``np.str_`` as its ``str``; anything else as given."""
+    if isinstance(value, np.generic) and isinstance(value, PLAIN_NUMBERS):
+        return value.item()
+    if isinstance(value, np.str_):
+        return str(value)
     return value
 
 

@@ -75,6 +75,7 @@ from . import uri as urimod
 from ._sync import LoopThread
 from .arguments import (
     MAX_METADATA_DEPTH,
+    PLAIN_NUMBERS,
     check_context_types,
     check_target_uris,
     json_bytes_problem,
@@ -1073,7 +1074,6 @@ def without_result_keys(
     return {k: v for k, v in metadata.items() if k not in drop}
 
 
-_PLAIN_NUMBERS: tuple[type, ...] = (np.bool_, np.integer, np.float16, np.float32, np.float64)
 _ARRAY_KINDS = frozenset("biufUMO")
 """The numpy array kinds :func:`plain_metadata` stores as lists: booleans, integers, floats
 (``float16``-``float64``), text, ``datetime64`` and objects (each item then as a value)."""
@@ -1196,7 +1196,7 @@ def _plain(
         return None, True
     if isinstance(value, float) and not math.isfinite(value):
         raise _refused(path, _NO_NUMBER.format(repr(value)))
-    exact = isinstance(value, _PLAIN_NUMBERS) and not isinstance(value, bool | int | float)
+    exact = isinstance(value, PLAIN_NUMBERS) and not isinstance(value, bool | int | float)
     if exact and isinstance(value, np.generic):
         plain = value.item()
         if isinstance(plain, float) and not math.isfinite(plain):
