@@ -2,6 +2,7 @@
 
     python bench/qw71_signals.py --sets <sets> --json signals.json     # dev halves only
     python bench/qw71_signals.py --report signals.json run.json [run2.json ...]
+    python bench/qw71_signals.py --report signals.json run.json ... --sweep z:find-qw0.7
 
 quality70 (``bench/ctx70_lexical_weight.py``) found that most answers find's 1,000-token block
 loses to flat hybrid on the untuned dev halves are *lexical*, and that a global lower
@@ -22,6 +23,12 @@ Signals, each scale-free, from treehop's BM25 over the set's leaves (the flat ro
 * ``z``: the leader's BM25 in standard deviations above the mean over the leaves that match.
 * ``agree``: the BM25 leader's rank in the dense order (1 = the dense leader too): whether
   the dense score rules the lexical leader out.
+
+The report prints each signal's separation (ROC AUC) of the questions a lower weight helps
+from those it hurts, then the named rules (:data:`RULES`, cuts named before the screen) on
+the nine, the untuned sets and pooled. ``--sweep`` prints a signal's deciles as cuts, post
+hoc: a bound on what the signal could do, and, run on one run file's sets at a time, a
+cross-check of a cut picked on one half of the sets on the other; never a kept constant.
 """
 
 from __future__ import annotations
@@ -201,13 +208,36 @@ def rule_diffs(
     return {m: np.asarray(v, dtype=np.float64) for m, v in d.items()}, fired
 
 
+def sweep(sig_file: Path, runs: Sequence[Path], signal: str, low: str) -> None:
+    """Post hoc, for the bound only (never a kept constant): the rule ``signal >= t`` at
+    each decile ``t`` of the signal over the pooled dev questions, pooled and nine."""
+    sigs = json.loads(sig_file.read_text())
+    rows = load_rows(runs)
+    nine = set(ns.NATURAL_SETS)
+    values = [s[signal] for per in sigs.values() for s in per.values()]
+    for t in np.unique(np.percentile(values, np.arange(10, 100, 10))):
+        parts = []
+        for pick in (lambda n: True, lambda n: n in nine):
+            d, fired = rule_diffs(sigs, rows, low, lambda s, t=t: s[signal] >= t, pick)
+            for m in (CTX, NDCG):
+                mean, lo, hi = bn.mean_interval(d[m])
+                parts.append(f"{m} {mean:+.4f} ({lo:+.4f}..{hi:+.4f})")
+            parts.append(f"fires {fired}")
+        pooled, of_nine = " ".join(parts[:3]), " ".join(parts[3:])
+        print(f"| {signal} >= {t:.3g} | {low} | pooled {pooled} | nine {of_nine} |")
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--sets", default="")
     ap.add_argument("--json", type=Path)
     ap.add_argument("--report", nargs="+", type=Path)
+    ap.add_argument("--sweep", help="SIGNAL:ROW, with --report's files (post hoc bound)")
     args = ap.parse_args(argv)
-    if args.report:
+    if args.report and args.sweep:
+        signal, _, low = args.sweep.partition(":")
+        sweep(args.report[0], args.report[1:], signal, low)
+    elif args.report:
         report(args.report[0], args.report[1:])
     else:
         compute([s for s in args.sets.split(",") if s], args.json)
