@@ -10,7 +10,9 @@ A filter is a JSON-like dict:
 - ``{"op": "range_out", "field": ..., ...}`` -- outside the range
 - ``{"op": "text_match", "field": "title", "value": "deploy"}`` -- a string value contains
   ``value`` (``"ignore_case": true``: compared case-folded); for list-valued fields, one of its
-  strings does. A missing or non-string value does not match (LlamaIndex's ``TEXT_MATCH`` /
+  strings does (``"whole_items": true``: one of its items *is* ``value``, Python's ``value in
+  items``, so the filter is Python's ``value in field`` over a string or a list: LlamaIndex's
+  ``CONTAINS``). A missing or non-string value does not match (LlamaIndex's ``TEXT_MATCH`` /
   ``TEXT_MATCH_INSENSITIVE``). No engine has an exact server-side equivalent, so the remote
   stores evaluate it in Python on the rows the rest of the filter selects (their path for an
   untranslatable part), as the embedded store evaluates every filter. ``text_match_not`` is its
@@ -351,7 +353,7 @@ def _check_text_match(spec: Mapping[str, Any], where: str) -> None:
     """A ``text_match`` (``_not``): a non-empty string ``value`` (bounded: it is searched in
     every candidate's value) and an optional boolean ``ignore_case``."""
     op = spec["op"]
-    extra = set(spec) - {"op", "field", "value", "ignore_case"}
+    extra = set(spec) - {"op", "field", "value", "ignore_case", "whole_items"}
     if extra:
         raise InvalidFilterError(f"{where}: unknown keys {listed(extra)} for {op!r}")
     value = spec.get("value")
@@ -362,16 +364,28 @@ def _check_text_match(spec: Mapping[str, Any], where: str) -> None:
             f"{where}: {op!r} value longer than {MAX_TEXT_MATCH_CHARS} characters"
         )
     _check_text(value, where, "value")
-    if not isinstance(spec.get("ignore_case", False), bool):
-        raise InvalidFilterError(f"{where}: 'ignore_case' must be true or false")
+    for flag in ("ignore_case", "whole_items"):
+        if not isinstance(spec.get(flag, False), bool):
+            raise InvalidFilterError(f"{where}: {flag!r} must be true or false")
 
 
 def _text_match(value: Any, spec: Mapping[str, Any]) -> bool:
-    """``spec["value"]`` inside a string value, or inside one of a list's strings."""
+    """``spec["value"]`` inside a string value, or inside one of a list's strings (with
+    ``whole_items``: one of a list's strings *is* it).
+
+    Why ``whole_items`` (helper leftovers70a): LlamaIndex's ``CONTAINS`` is Python's
+    ``value in field`` in its reference store (``SimpleVectorStore``): a substring of a
+    string, an item of a list. ``must`` is equality on a string and ``text_match`` a
+    substring of a list's items too, so neither was it: ``file_name contains "faq"`` matched
+    no ``faq.html`` (equality), and ``text_match`` would have matched ``["faq.html"]``."""
     fold = bool(spec.get("ignore_case"))
     needle = spec["value"].casefold() if fold else spec["value"]
-    items = value if isinstance(value, (list, tuple)) else (value,)
-    return any(isinstance(v, str) and needle in (v.casefold() if fold else v) for v in items)
+    if isinstance(value, (list, tuple)):
+        items = [v.casefold() if fold else v for v in value if isinstance(v, str)]
+        if spec.get("whole_items"):
+            return needle in items
+        return any(needle in v for v in items)
+    return isinstance(value, str) and needle in (value.casefold() if fold else value)
 
 
 def _check_object(spec: Any, where: str, depth: int, count: list[int]) -> None:

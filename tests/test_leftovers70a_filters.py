@@ -1,0 +1,69 @@
+"""The core filter's ``text_match`` with ``whole_items`` (helper leftovers70a).
+
+LlamaIndex's ``CONTAINS`` is Python's ``value in field`` in its reference store: a substring
+of a string, an item of a list. The DSL had equality (``must``) and "inside a string or
+inside one of a list's strings" (``text_match``), neither of which it is; ``whole_items``
+makes ``text_match`` exactly it, for a string ``value``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from treehop.errors import InvalidFilterError
+from treehop.filters import MetadataFilter
+
+_TEXT = st.text(alphabet="aAbB ßs", max_size=6)
+
+
+def _spec(value: str, **extra: Any) -> dict[str, Any]:
+    return {"op": "text_match", "field": "f", "value": value, **extra}
+
+
+@given(
+    needle=_TEXT.filter(bool),
+    stored=st.one_of(
+        st.none(),
+        _TEXT,
+        st.lists(st.one_of(_TEXT, st.integers(), st.none()), max_size=4),
+        st.integers(),
+    ),
+)
+def test_whole_items_is_pythons_in_over_a_string_or_a_list(needle: str, stored: Any) -> None:
+    md = {} if stored is None else {"f": stored}
+    want = isinstance(stored, (str, list)) and needle in stored
+    assert MetadataFilter.parse(_spec(needle, whole_items=True)).matches(md) is want
+    assert MetadataFilter.parse(
+        {**_spec(needle, whole_items=True), "op": "text_match_not"}
+    ).matches(md) is (not want)
+    # (without it, as before: a list's strings are searched inside)
+    inside = isinstance(stored, str) and needle in stored
+    inside = inside or (
+        isinstance(stored, list) and any(isinstance(v, str) and needle in v for v in stored)
+    )
+    assert MetadataFilter.parse(_spec(needle)).matches(md) is inside
+
+
+@given(needle=_TEXT.filter(bool), items=st.lists(_TEXT, max_size=4))
+def test_whole_items_with_ignore_case_compares_casefolded_items(
+    needle: str, items: list[str]
+) -> None:
+    spec = _spec(needle, whole_items=True, ignore_case=True)
+    want = needle.casefold() in [v.casefold() for v in items]
+    assert MetadataFilter.parse(spec).matches({"f": items}) is want
+
+
+@pytest.mark.parametrize("bad", [1, "yes", None, [True]])
+def test_whole_items_is_true_or_false(bad: object) -> None:
+    with pytest.raises(InvalidFilterError, match="'whole_items' must be true or false"):
+        MetadataFilter.parse(_spec("faq", whole_items=bad))
+
+
+def test_whole_items_belongs_to_text_match_only() -> None:
+    """A control (passes before the change too): other ops still refuse an unknown key."""
+    with pytest.raises(InvalidFilterError, match="unknown keys 'whole_items' for 'must'"):
+        MetadataFilter.parse({"op": "must", "field": "f", "conds": ["a"], "whole_items": True})
