@@ -15,7 +15,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from treehop.errors import InvalidFilterError
-from treehop.filters import MetadataFilter
+from treehop.filters import (
+    MAX_FILTER_TEXT_CHARS,
+    MetadataFilter,
+    ShownField,
+    _validated,
+    show_fields,
+)
 
 _TEXT = st.text(alphabet="aAbB ßs", max_size=6)
 
@@ -67,3 +73,51 @@ def test_whole_items_belongs_to_text_match_only() -> None:
     """A control (passes before the change too): other ops still refuse an unknown key."""
     with pytest.raises(InvalidFilterError, match="unknown keys 'whole_items' for 'must'"):
         MetadataFilter.parse({"op": "must", "field": "f", "conds": ["a"], "whole_items": True})
+
+
+# A ``source`` filter between 8 M and 16 M characters (helper leftovers70a; attacks81 left it):
+# ``show_fields`` writes the filter twice (the stored key and its fallback), so the text bound
+# was crossed only by the rewrite's parse, refused with advice ($in, nest less) that cannot
+# shorten a text. It is now refused before the rewrite, as any over-long filter is.
+
+SOURCE = ShownField("source", over=("source",), fallback="source_path", when="source_path")
+
+
+def _source_filter(chars: int) -> dict[str, Any]:
+    """A ``source`` filter holding ``chars`` characters of text (the field name counted)."""
+    return {"op": "must", "field": "source", "conds": ["x" * (chars - len("source"))]}
+
+
+def test_a_source_filter_over_half_the_bound_is_refused_as_over_long() -> None:
+    spec = _source_filter(MAX_FILTER_TEXT_CHARS // 2 + 1_000_000)
+    assert MetadataFilter.parse(spec) is not None  # (the premise: as written, within)
+    with pytest.raises(InvalidFilterError) as caught:
+        show_fields(spec, [SOURCE])
+    msg = str(caught.value)
+    assert msg.startswith(f"filter holds more than {MAX_FILTER_TEXT_CHARS} characters of text")
+    assert "9,000,000 as written" in msg and "'source_path' directly" in msg
+    assert "within the filter's bounds as written" not in msg  # (not the rewrite's refusal)
+
+
+def test_the_refusal_before_the_rewrite_counts_as_the_rewrites_parse_would() -> None:
+    """The count made before the rewrite is exact: the largest filter taken is rewritten
+    into one of the bound or one character less (the rewrite's text grows by two a
+    character), the next one, a character longer, is refused before the rewrite; no
+    refusal is the rewrite's own."""
+
+    def taken(chars: int) -> bool:
+        try:
+            show_fields(_source_filter(chars), [SOURCE])
+        except InvalidFilterError as exc:
+            assert str(exc).startswith("filter holds more than"), exc
+            return False
+        return True
+
+    low, high = MAX_FILTER_TEXT_CHARS // 2 - 100, MAX_FILTER_TEXT_CHARS // 2
+    assert taken(low) and not taken(high)
+    while high - low > 1:  # (the largest filter taken: low)
+        mid = (low + high) // 2
+        low, high = (mid, high) if taken(mid) else (low, mid)
+    out = show_fields(_source_filter(low), [SOURCE])
+    assert out is not None
+    assert MAX_FILTER_TEXT_CHARS - 1 <= _validated(out)[1] <= MAX_FILTER_TEXT_CHARS
