@@ -15,26 +15,14 @@ from typing import Any
 
 import pytest
 
-from treehop import Treehop
-from treehop.cli import ClientOptions, _eval, main
-
-from treehop_test_doubles import BagOfWordsEmbedder
+from test_usage80_eval import _env, _factory  # noqa: F401 (_env: the autouse fixture)
+from treehop.cli import _eval, main
 
 DOCS = "viking://resources/docs"
 EDITOR = DOCS + "/editor"
 GUIDE = EDITOR + "/guide.md"
 CREDITS = DOCS + "/credits/credits.txt"
 QUERY = "syntax highlighting color directives"
-
-
-def _factory(options: ClientOptions) -> Treehop:
-    return Treehop(options.path, user=options.user, embedder=BagOfWordsEmbedder())
-
-
-@pytest.fixture(autouse=True)
-def _env(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("COLUMNS", "160")
-    monkeypatch.delenv("TREEHOP_INDEX", raising=False)
 
 
 @pytest.fixture(scope="module")

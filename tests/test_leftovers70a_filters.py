@@ -30,6 +30,12 @@ def _spec(value: str, **extra: Any) -> dict[str, Any]:
     return {"op": "text_match", "field": "f", "value": value, **extra}
 
 
+def _parsed(spec: dict[str, Any]) -> MetadataFilter:
+    parsed = MetadataFilter.parse(spec)
+    assert parsed is not None
+    return parsed
+
+
 @given(
     needle=_TEXT.filter(bool),
     stored=st.one_of(
@@ -42,16 +48,16 @@ def _spec(value: str, **extra: Any) -> dict[str, Any]:
 def test_whole_items_is_pythons_in_over_a_string_or_a_list(needle: str, stored: Any) -> None:
     md = {} if stored is None else {"f": stored}
     want = isinstance(stored, (str, list)) and needle in stored
-    assert MetadataFilter.parse(_spec(needle, whole_items=True)).matches(md) is want
-    assert MetadataFilter.parse(
-        {**_spec(needle, whole_items=True), "op": "text_match_not"}
-    ).matches(md) is (not want)
+    assert _parsed(_spec(needle, whole_items=True)).matches(md) is want
+    assert _parsed({**_spec(needle, whole_items=True), "op": "text_match_not"}).matches(md) is (
+        not want
+    )
     # (without it, as before: a list's strings are searched inside)
     inside = isinstance(stored, str) and needle in stored
     inside = inside or (
         isinstance(stored, list) and any(isinstance(v, str) and needle in v for v in stored)
     )
-    assert MetadataFilter.parse(_spec(needle)).matches(md) is inside
+    assert _parsed(_spec(needle)).matches(md) is inside
 
 
 @given(needle=_TEXT.filter(bool), items=st.lists(_TEXT, max_size=4))
@@ -60,7 +66,7 @@ def test_whole_items_with_ignore_case_compares_casefolded_items(
 ) -> None:
     spec = _spec(needle, whole_items=True, ignore_case=True)
     want = needle.casefold() in [v.casefold() for v in items]
-    assert MetadataFilter.parse(spec).matches({"f": items}) is want
+    assert _parsed(spec).matches({"f": items}) is want
 
 
 @pytest.mark.parametrize("bad", [1, "yes", None, [True]])

@@ -14,6 +14,8 @@ Each filter runs against both stores over the same nodes, and the ids must be th
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from li_helpers import WordHashEmbedding
 from llama_index.core import StorageContext, VectorStoreIndex
@@ -86,7 +88,7 @@ def _ids(index: VectorStoreIndex, filters: MetadataFilters) -> set[str]:
     return {h.node.node_id for h in retriever.retrieve("the editor page")}
 
 
-def _one(key: str, op: FilterOperator, value: object) -> MetadataFilter:
+def _one(key: str, op: FilterOperator, value: Any) -> MetadataFilter:
     return MetadataFilter(key=key, value=value, operator=op)
 
 
