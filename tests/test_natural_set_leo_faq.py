@@ -2,7 +2,8 @@
 copy Sphinx keeps of its reStructuredText source (``leo/doc/_sources/FAQ.html.txt.txt``) by
 the rule written for Cython's (``split_cython_faq``, unchanged), the docs' other pages beside
 it, and the question-leak check (``bench/check_question_leaks.py``), on a small inline sdist
-shaped as PyPI's ``leo-6.8.10.tar.gz`` ships it (the FAQ: an rst3 comment, a title over- and
+(``SDIST``, held to every sdist set's checks in ``test_natural_set_sdists.py``) shaped as
+PyPI's ``leo-6.8.10.tar.gz`` ships it (the FAQ: an rst3 comment, a title over- and
 underlined with ``#``, link targets, group titles under ``+`` over entry titles under ``*``,
 a stated entry, an entry without its "?", an entry with sub-sections under ``^``, a title
 with a double space; beside it the docs' other ``_sources`` pages, one quoting a question and
@@ -22,16 +23,11 @@ corpus's scrubbing.
 
 from __future__ import annotations
 
-import io
 import sys
-import tarfile
 from pathlib import Path
-
-import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 
-import datasets as ds
 import natural_set_checks as nsc
 import natural_sets as ns
 
@@ -136,18 +132,32 @@ def test_the_cython_rule_reads_leos_faq() -> None:
     assert "++++" not in text and "****" not in text and "^^^^" not in text
 
 
-# -- the set, built from an sdist shaped like PyPI's leo-6.8.10.tar.gz -----------------------
+# -- the set, built from an sdist shaped like PyPI's leo-6.8.10.tar.gz (the checks every sdist
+# set is held to: tests/test_natural_set_sdists.py) ----------------------------------------
 
-TOP = f"leo-{ns.LEO_VERSION}"
+
+def _reads(nset: ns.NaturalSet) -> None:
+    # the other pages as markdown; a page quoting a question scrubbed, its other text kept
+    assert nset.files["glossary.md"].startswith("# Glossary\n\n**Sentinel lines**")
+    pim = nset.files["tutorial-pim.md"]
+    assert "# Using Leo as a PIM\n\nReaders often ask:" in pim and "Read the FAQ." in pim
+    assert "## Clones\n\nA clone is a node" in pim
+    # the stated entry and the entry without "?" stay in the FAQ page with their text
+    assert f"### {STATED}\n\nClone the repository" in nset.files["FAQ.md"]
+    assert f"### {NO_MARK}\n\nUse the @first" in nset.files["FAQ.md"]
+
+
 SOURCES = "leo/doc/_sources"
+FAQ_PAGE = ns.LEO_FAQ  # ("FAQ.html.txt.txt", under ns.LEO_DOC)
 
-
-def _sdist(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, faq: str = FAQ) -> Path:
-    """The sdist archive in a benchmark cache at ``tmp_path`` (``pypi/downloads/``), as
-    ``pip download`` leaves it; returns the archive's path."""
-    monkeypatch.setattr(ds, "CACHE_DIR", tmp_path)
-    members = {
-        f"{SOURCES}/FAQ.html.txt.txt": faq,
+SDIST = nsc.SdistSet(
+    name="leo-faq",
+    build=ns.leo_faq_set,
+    project=ns.LEO_PROJECT,
+    version=ns.LEO_VERSION,
+    doc=ns.LEO_DOC,
+    pages={FAQ_PAGE: FAQ},
+    members={
         f"{SOURCES}/tutorial-pim.html.txt.txt": ".. rst3: filename: html\\tutorial-pim.html\n\n"
         + title("Using Leo as a PIM", "#", over=True)
         + f"\nReaders often ask: {Q_WARS} Read the FAQ.\n\n"
@@ -167,89 +177,36 @@ def _sdist(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, faq: str = FAQ) -> P
         "leo/doc/notes.rst": title("Notes", "=") + "\nleftout\n",
         "leo/core/leoGlobals.py": "leftout = 1\n",
         "README.md": "leftout\n",
-    }
-    work = tmp_path / "pypi" / "downloads"
-    work.mkdir(parents=True)
-    archive = work / f"{ns.LEO_PROJECT}-{ns.LEO_VERSION}.tar.gz"
-    with tarfile.open(archive, "w:gz") as tar:
-        for rel, body in members.items():
-            data = body.encode("utf-8")
-            info = tarfile.TarInfo(f"{TOP}/{rel}")
-            info.size = len(data)
-            tar.addfile(info, io.BytesIO(data))
-    return archive
-
-
-@pytest.fixture
-def archive(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """The sdist as shipped (:data:`FAQ`), not yet unpacked."""
-    return _sdist(tmp_path, monkeypatch)
-
-
-def _faq_path() -> Path:
-    root: Path = ns.fetch_pypi_sdist(ns.LEO_PROJECT, ns.LEO_VERSION)
-    faq: Path = root / ns.LEO_DOC / ns.LEO_FAQ
-    return faq
-
-
-def test_leo_faq_set_from_an_sdist(archive: Path) -> None:
-    nset = ns.leo_faq_set()
+    },
+    # every question from the FAQ page, read as FAQ.md
+    sources=dict.fromkeys(ANSWERS, "FAQ.md"),
+    answers=ANSWERS,
     # the pages named <page>.html.txt.txt, as <page>.md: the FAQ and the other pages but the
     # slide shows' (and not the .leo outlines, the .md notes, conf.py, a stray .rst, code)
-    nsc.assert_package_set(
-        nset,
-        "leo-faq",
-        ids=list(ANSWERS),
-        files={"FAQ.md", "tutorial-pim.md", "glossary.md"},
-        source="FAQ.md",
-        version=ns.LEO_VERSION,
-        too_long="huge.html.txt.txt",
-        answers=ANSWERS,
-    )
-    assert nset.left_out == ()
-    assert "leftout" not in " ".join(nset.files.values())
-    # the other pages as markdown; a page quoting a question scrubbed, its other text kept
-    assert nset.files["glossary.md"].startswith("# Glossary\n\n**Sentinel lines**")
-    pim = nset.files["tutorial-pim.md"]
-    assert "# Using Leo as a PIM\n\nReaders often ask:" in pim and "Read the FAQ." in pim
-    assert "## Clones\n\nA clone is a node" in pim
-    # the stated entry and the entry without "?" stay in the FAQ page with their text
-    assert f"### {STATED}\n\nClone the repository" in nset.files["FAQ.md"]
-    assert f"### {NO_MARK}\n\nUse the @first" in nset.files["FAQ.md"]
-    assert "PyPI sdist leo 6.8.10" in nset.note and "slides/ out" in nset.note
-    assert "7 questions deleted" in nset.note and "(2 files;" in nset.note
-
-
-def test_leo_faq_set_leaves_out_a_short_answer(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    short = FAQ.replace(
-        "Clones across outlines would make every outline depend on the others.", "They can't."
-    )
-    assert short != FAQ
-    _sdist(tmp_path, monkeypatch, short)
-    nsc.assert_left_out(ns.leo_faq_set(), Q_CROSS, len(ASKED) - 1)
-
-
-def test_no_question_text_is_left_in_any_file(archive: Path) -> None:
+    files={"FAQ.md", "tutorial-pim.md", "glossary.md"},
+    too_long="huge.html.txt.txt",
+    left_out=(),
+    note=("PyPI sdist leo 6.8.10", "slides/ out", "7 questions deleted", "(2 files;"),
+    asked=ASKED,
     # the FAQ as shipped: the check finds every question there, so it could fail
-    nset = ns.leo_faq_set()
-    shipped = {"faq.txt": ns.rst_plain(FAQ)}
-    nsc.assert_leak_checked(nset, shipped, ASKED)
-
-
-def test_leo_faq_set_halves_are_fixed_and_disjoint(archive: Path) -> None:
-    added = (
-        title("How can I sync settings across .leo files?", "*")
-        + "\nPut the shared settings in myLeoSettings.leo in your home folder.\n\n"
-    )
-    more = FAQ.replace(title("Files", "+"), added + title("Files", "+"))
-    assert more != FAQ
-    nsc.assert_halves_survive_an_added_question(
-        ns.leo_faq_set, lambda: _faq_path().write_text(more, encoding="utf-8")
-    )
-
-
-def test_leo_faq_set_refuses_an_sdist_without_the_faq(archive: Path) -> None:
-    _faq_path().unlink()
-    nsc.assert_refuses_without_faq(ns.leo_faq_set, ns.LEO_FAQ)
+    shipped={"faq.txt": ns.rst_plain(FAQ)},
+    short=(
+        {
+            FAQ_PAGE: FAQ.replace(
+                "Clones across outlines would make every outline depend on the others.",
+                "They can't.",
+            )
+        },
+        Q_CROSS,
+    ),
+    added={
+        FAQ_PAGE: FAQ.replace(
+            title("Files", "+"),
+            title("How can I sync settings across .leo files?", "*")
+            + "\nPut the shared settings in myLeoSettings.leo in your home folder.\n\n"
+            + title("Files", "+"),
+        )
+    },
+    refusals=[((FAQ_PAGE,), FAQ_PAGE)],
+    reads=_reads,
+)

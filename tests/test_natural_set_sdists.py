@@ -1,6 +1,7 @@
 """Every natural set read from a PyPI sdist (``cython-faq``, ``ansible-faq``, ``falcon-faq``,
-``pyx-faq``, ``jupyterhub-faq``), held to one set of checks, and the one reader they share
-(``natural_sets._sdist_docs_faq``) on each markup it reads (reStructuredText, MyST markdown).
+``pyx-faq``, ``jupyterhub-faq``, ``leo-faq``), held to one set of checks, and the one reader
+they share (``natural_sets._sdist_docs_faq``) on each markup it reads (reStructuredText, MyST
+markdown, Sphinx's ``.html.txt.txt`` copies of reStructuredText sources).
 
 Each set's test file declares its small inline sdist and what the set built from it must be
 (``SDIST``, a ``natural_set_checks.SdistSet``) and keeps the checks of its own reading (its
@@ -33,6 +34,7 @@ import test_natural_set_ansible_faq as ansible
 import test_natural_set_cython_faq as cython
 import test_natural_set_falcon_faq as falcon
 import test_natural_set_jupyterhub_faq as jupyterhub
+import test_natural_set_leo_faq as leo
 import test_natural_set_pyx_faq as pyx
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
@@ -40,7 +42,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 import natural_set_checks as nsc
 import natural_sets as ns
 
-CASES = [cython.SDIST, ansible.SDIST, falcon.SDIST, pyx.SDIST, jupyterhub.SDIST]
+CASES = [cython.SDIST, ansible.SDIST, falcon.SDIST, pyx.SDIST, jupyterhub.SDIST, leo.SDIST]
 
 
 @pytest.fixture(params=CASES, ids=[c.name for c in CASES])
@@ -153,6 +155,7 @@ def _myst_page(chapter: str, entries: list[tuple[str, str]]) -> str:
 MARKUPS = [
     pytest.param(ns.RST_DOCS, _rst_page, id="rst"),
     pytest.param(ns.MYST_DOCS, _myst_page, id="myst"),
+    pytest.param(ns.LEO_DOCS, _rst_page, id="leo"),
 ]
 
 _WORD = st.sampled_from(["axis", "canvas", "graph", "tick", "hub", "proxy", "token"])

@@ -10,7 +10,9 @@ A filter is a JSON-like dict:
 - ``{"op": "range_out", "field": ..., ...}`` -- outside the range
 - ``{"op": "text_match", "field": "title", "value": "deploy"}`` -- a string value contains
   ``value`` (``"ignore_case": true``: compared case-folded); for list-valued fields, one of its
-  strings does. A missing or non-string value does not match (LlamaIndex's ``TEXT_MATCH`` /
+  strings does (``"whole_items": true``: one of its items *is* ``value``, Python's ``value in
+  items``, so the filter is Python's ``value in field`` over a string or a list: LlamaIndex's
+  ``CONTAINS``). A missing or non-string value does not match (LlamaIndex's ``TEXT_MATCH`` /
   ``TEXT_MATCH_INSENSITIVE``). No engine has an exact server-side equivalent, so the remote
   stores evaluate it in Python on the rows the rest of the filter selects (their path for an
   untranslatable part), as the embedded store evaluates every filter. ``text_match_not`` is its
@@ -93,9 +95,7 @@ class MetadataFilter:
             raise InvalidFilterError(f"filter must be a dict, got {type(spec).__name__}")
         if not spec:
             return None
-        expanded: Mapping[str, Any] = _expand_time(spec, "filter")
-        _validate(expanded, "filter", 0, [0, 0])
-        return cls(spec=expanded)
+        return cls(spec=_validated(spec)[0])
 
     def matches(self, metadata: Mapping[str, Any]) -> bool:
         return _eval(self.spec, metadata)
@@ -119,6 +119,15 @@ class MetadataFilter:
             if node["op"] in {"and", "or"}:
                 stack.extend(node["conds"])
         return out
+
+
+def _validated(spec: Mapping[str, Any]) -> tuple[Mapping[str, Any], int]:
+    """``spec`` with its ``time`` nodes rewritten, validated, and the characters of text it
+    holds (what :data:`MAX_FILTER_TEXT_CHARS` bounds)."""
+    expanded: Mapping[str, Any] = _expand_time(spec, "filter")
+    count = [0, 0]
+    _validate(expanded, "filter", 0, count)
+    return expanded, count[1]
 
 
 def _expand_time(spec: Any, where: str, depth: int = 0, count: list[int] | None = None) -> Any:
@@ -351,7 +360,7 @@ def _check_text_match(spec: Mapping[str, Any], where: str) -> None:
     """A ``text_match`` (``_not``): a non-empty string ``value`` (bounded: it is searched in
     every candidate's value) and an optional boolean ``ignore_case``."""
     op = spec["op"]
-    extra = set(spec) - {"op", "field", "value", "ignore_case"}
+    extra = set(spec) - {"op", "field", "value", "ignore_case", "whole_items"}
     if extra:
         raise InvalidFilterError(f"{where}: unknown keys {listed(extra)} for {op!r}")
     value = spec.get("value")
@@ -362,16 +371,28 @@ def _check_text_match(spec: Mapping[str, Any], where: str) -> None:
             f"{where}: {op!r} value longer than {MAX_TEXT_MATCH_CHARS} characters"
         )
     _check_text(value, where, "value")
-    if not isinstance(spec.get("ignore_case", False), bool):
-        raise InvalidFilterError(f"{where}: 'ignore_case' must be true or false")
+    for flag in ("ignore_case", "whole_items"):
+        if not isinstance(spec.get(flag, False), bool):
+            raise InvalidFilterError(f"{where}: {flag!r} must be true or false")
 
 
 def _text_match(value: Any, spec: Mapping[str, Any]) -> bool:
-    """``spec["value"]`` inside a string value, or inside one of a list's strings."""
+    """``spec["value"]`` inside a string value, or inside one of a list's strings (with
+    ``whole_items``: one of a list's strings *is* it).
+
+    Why ``whole_items`` (helper leftovers70a): LlamaIndex's ``CONTAINS`` is Python's
+    ``value in field`` in its reference store (``SimpleVectorStore``): a substring of a
+    string, an item of a list. ``must`` is equality on a string and ``text_match`` a
+    substring of a list's items too, so neither was it: ``file_name contains "faq"`` matched
+    no ``faq.html`` (equality), and ``text_match`` would have matched ``["faq.html"]``."""
     fold = bool(spec.get("ignore_case"))
     needle = spec["value"].casefold() if fold else spec["value"]
-    items = value if isinstance(value, (list, tuple)) else (value,)
-    return any(isinstance(v, str) and needle in (v.casefold() if fold else v) for v in items)
+    if isinstance(value, (list, tuple)):
+        items = [v.casefold() if fold else v for v in value if isinstance(v, str)]
+        if spec.get("whole_items"):
+            return needle in items
+        return any(needle in v for v in items)
+    return isinstance(value, str) and needle in (value.casefold() if fold else value)
 
 
 def _check_object(spec: Any, where: str, depth: int, count: list[int]) -> None:
@@ -432,10 +453,15 @@ def _count_text(text: str, count: list[int]) -> None:
     filter's)."""
     count[1] += len(text)
     if count[1] > MAX_FILTER_TEXT_CHARS:
-        raise InvalidFilterError(
-            f"filter holds more than {MAX_FILTER_TEXT_CHARS} characters of text in all "
-            "(field names, conds, text_match values)"
-        )
+        raise _too_much_text()
+
+
+def _too_much_text(why: str = "") -> InvalidFilterError:
+    """The refusal of a filter over :data:`MAX_FILTER_TEXT_CHARS` (``why``: how it got there)."""
+    return InvalidFilterError(
+        f"filter holds more than {MAX_FILTER_TEXT_CHARS} characters of text in all "
+        f"(field names, conds, text_match values){why}"
+    )
 
 
 def _check_scalars(conds: Sequence[Any], where: str, count: list[int]) -> None:
@@ -617,7 +643,9 @@ def show_fields(
     filter is refused there, not at the first query."""
     if not spec or not shown:
         return spec
-    MetadataFilter.parse(spec)
+    if not isinstance(spec, Mapping):
+        MetadataFilter.parse(spec)  # (the typed refusal of a spec that is no mapping)
+    written = _validated(spec)[1]
     by_key = {s.key: s for s in shown}
     named: dict[str, int] = {}
 
@@ -644,6 +672,21 @@ def show_fields(
     cases = {(by_key[k].over, by_key[k].when) for k in named}
     if len(cases) == 1:
         ((over, when),) = cases
+        # (the text the rewrite below holds, counted as _validate counts it: the filter twice,
+        # the renamed leaves' fallbacks for their keys, the case leaves' fields. Refused here,
+        # before the rewrite is made, as any filter holding that much text is. Why (helper
+        # leftovers70a): a `source` filter of 8 M to 16 M characters was refused only by the
+        # rewrite's parse, with advice ($in, nest less) that cannot shorten a text)
+        renamed_text = sum(n * (len(by_key[k].fallback) - len(k)) for k, n in named.items())
+        read = 2 * written + renamed_text + 2 * (sum(map(len, over)) + len(when))
+        if read > MAX_FILTER_TEXT_CHARS:
+            raise _too_much_text(
+                f" as it is evaluated: {written:,} as written, {read:,} on the shown "
+                f"key(s) {', '.join(map(repr, sorted(named)))}, each read as the stored key "
+                "or its fallback (the filter written once for each); filter on the stored "
+                f"key(s) {', '.join(sorted({repr(by_key[k].fallback) for k in named}))} "
+                "directly to count it once"
+            )
         stays = {
             "op": "or",
             "conds": [

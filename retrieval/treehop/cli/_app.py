@@ -784,7 +784,7 @@ def cmd_eval(ctx: _Ctx) -> int:
             )
             rankings.append([m.uri for m in res.contexts()])
             progress("eval", i, len(queries))
-    report = _eval.evaluate(queries, rankings, k)
+    report = _eval.evaluate(queries, rankings, k, files_only=a.files_only)
     report.unknown_relevant = unknown
     for qid, uris in unknown.items():
         print(f"warning: query {qid}: not in the index: {_listing(uris, 3)}", file=ctx.err)
@@ -1211,7 +1211,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--type", choices=[c.value for c in ContextType])
     p.add_argument("--mode", choices=[m.value for m in RetrievalMode])
     p.add_argument("--tag", action="extend", nargs="+", metavar="TAG")
-    p.add_argument("--files-only", action="store_true")
+    p.add_argument(
+        "--files-only",
+        action="store_true",
+        help="leave directories out of the hits; a hit inside a labelled directory counts "
+        "as that directory",
+    )
     p.add_argument("--per-query", action="store_true", help="a row per query")
     p.add_argument("--json", action="store_true")
     _reranker_option(p)

@@ -170,21 +170,36 @@ def load_queries(path: Path, normalize: Callable[[str], str]) -> list[LabelledQu
     return out
 
 
-def judged_uri(hit: str, relevant: Mapping[str, int]) -> str:
+def judged_uri(hit: str, relevant: Mapping[str, int], *, files_only: bool = False) -> str:
     """The URI a hit is judged as: a chunk of a file that the query's labels name (and that
-    do not name the chunk itself) is that file.
+    do not name the chunk itself) is that file; with ``files_only``, a hit inside a labelled
+    directory whose own file no label names is the deepest such directory.
 
     Why (helper usage80): a file long enough to be chunked is stored as ``file#chunk-N``
     leaves, and ``find`` returns those passages, so a label on the file (what anyone writes,
     and what the docs' example does) never matched: ``treehop eval`` scored 0 a query whose
     first hit was the labelled file's passage. The benchmarks judge so too (a passage counts
-    for the document it comes from). Only chunks map, to their own file: a file or a
-    directory inside a labelled directory is not that directory. A chunk labelled itself is
-    judged as itself, and several chunks of one file count once, at the best rank."""
+    for the document it comes from). A chunk labelled itself is judged as itself, and
+    several chunks of one file count once, at the best rank.
+
+    Why the directories only under ``files_only`` (helper leftovers70a): ``--files-only``
+    drops every directory from the hits, so a labelled directory could never be found and
+    scored 0 whatever the ranking, as a chunked file's label did before. There the files are
+    what stands for a directory, as a file's chunks stand for the file. Without it, a
+    directory is a hit of its own and its label means that hit: a file inside it is not it."""
     if hit in relevant:
         return hit
     file_uri, mark, _ = hit.partition(CHUNK_MARK)
-    return file_uri if mark and file_uri in relevant else hit
+    if mark and file_uri in relevant:
+        return file_uri
+    if files_only:
+        root = file_uri.find("://") + 2  # (the scheme's slashes are no directory)
+        head = file_uri
+        while (cut := head.rfind("/")) > root:
+            head = head[:cut]
+            if head in relevant:
+                return head
+    return hit
 
 
 def metric_names(k: int) -> tuple[str, str, str]:
@@ -195,8 +210,11 @@ def evaluate(
     queries: Sequence[LabelledQuery],
     rankings: Sequence[Sequence[str]],
     k: int,
+    *,
+    files_only: bool = False,
 ) -> EvalReport:
-    """Score each ranking against its labels; the mean runs over every query."""
+    """Score each ranking against its labels; the mean runs over every query
+    (``files_only``: the rankings hold no directory, :func:`judged_uri`)."""
     try:
         import ir_measures
     except ImportError as exc:  # pragma: no cover - depends on installed extras
@@ -211,7 +229,8 @@ def evaluate(
     ]
     run = []
     for q, ranking in zip(queries, rankings, strict=True):
-        uniq = list(dict.fromkeys(judged_uri(uri, q.relevant) for uri in ranking))
+        judged = (judged_uri(uri, q.relevant, files_only=files_only) for uri in ranking)
+        uniq = list(dict.fromkeys(judged))
         run += [
             ir_measures.ScoredDoc(q.qid, uri, float(len(uniq) - i)) for i, uri in enumerate(uniq)
         ]

@@ -30,7 +30,7 @@ from llama_index.core.vector_stores.types import (
 
 from treehop import tags as tagmod
 from treehop.errors import InvalidFilterError
-from treehop.filters import MAX_FILTER_DEPTH, MAX_FILTER_NODES
+from treehop.filters import MAX_FILTER_DEPTH, MAX_FILTER_NODES, MAX_TEXT_MATCH_CHARS
 from treehop.filters import MetadataFilter as TreehopMetadataFilter
 from treehop.integration_kit import number_text_hint, shown_name
 from treehop.models import ContextType
@@ -184,7 +184,9 @@ def metadata_leaf(f: MetadataFilter) -> dict[str, Any]:
     if f.value is None and op in _NONE_KEEPS:
         raise _no_none(f)
     key = f.key
-    if op is FilterOperator.EQ or op is FilterOperator.CONTAINS:
+    if op is FilterOperator.CONTAINS:
+        return _contains(f, _scalar(f))
+    if op is FilterOperator.EQ:
         return {"op": "must", "field": key, "conds": [_scalar(f)]}
     if op is FilterOperator.NE:
         return {"op": "must_not", "field": key, "conds": [_scalar(f)]}
@@ -210,13 +212,19 @@ def metadata_leaf(f: MetadataFilter) -> dict[str, Any]:
                 f"got {type(value).__name__}{hint}"
             )
         return {"op": "range", "field": key, _RANGE_OPS[op]: value}
-    if op is FilterOperator.IN or op is FilterOperator.ANY:
+    if op is FilterOperator.IN:
         return {"op": "must", "field": key, "conds": _as_list(f)}
     if op is FilterOperator.NIN:
         return {"op": "must_not", "field": key, "conds": _as_list(f)}
-    if op is FilterOperator.ALL:
+    if op is FilterOperator.ANY:
         items = _as_list(f)
-        leaves = [{"op": "must", "field": key, "conds": [v]} for v in items]
+        others = [v for v in items if not isinstance(v, str)]
+        leaves = [_contains(f, v) for v in dict.fromkeys(v for v in items if isinstance(v, str))]
+        if others:
+            leaves.append({"op": "must", "field": key, "conds": others})
+        return leaves[0] if len(leaves) == 1 else {"op": "or", "conds": leaves}
+    if op is FilterOperator.ALL:
+        leaves = [_contains(f, v) for v in _as_list(f)]
         return leaves[0] if len(leaves) == 1 else {"op": "and", "conds": leaves}
     if op is FilterOperator.TEXT_MATCH or op is FilterOperator.TEXT_MATCH_INSENSITIVE:
         value = _scalar(f)
@@ -235,6 +243,34 @@ def metadata_leaf(f: MetadataFilter) -> dict[str, Any]:
         "(supported: ==, !=, >, >=, <, <=, in, nin, any, all, contains, text_match, "
         "text_match_insensitive, is_empty)"
     )
+
+
+def _contains(f: MetadataFilter, value: Any) -> dict[str, Any]:
+    """``value in <the field>``, as ``SimpleVectorStore`` evaluates ``CONTAINS`` (and each
+    value of ``ANY`` / ``ALL``): a text is a substring of a string field or an item of a
+    list field (the DSL's ``text_match`` with ``whole_items``); a number is an item of a
+    list field (``must``, which also matches a number field equal to it, where
+    ``SimpleVectorStore`` raises ``TypeError``).
+
+    Why (helper leftovers70a): ``MetadataFilter(key="file_name", value="faq",
+    operator=CONTAINS)`` was ``must``, equality on a string field: ``faq.html`` was not
+    found, where ``SimpleVectorStore`` finds it. An empty text is refused: it is in every
+    string, which no DSL filter says without naming the strings (``IS_EMPTY`` under ``NOT``
+    is the nearest: a value of any type)."""
+    if not isinstance(value, str):
+        return {"op": "must", "field": f.key, "conds": [value]}
+    if not value:
+        raise InvalidFilterError(
+            f"filter {_describe(f)!r}: an empty text is inside every string, so it filters "
+            "nothing out of a string field; leave it out, or keep the nodes with a value: "
+            f"NOT(IS_EMPTY) on {shown_name(f.key, 100)}"
+        )
+    if len(value) > MAX_TEXT_MATCH_CHARS:
+        raise InvalidFilterError(
+            f"filter {_describe(f)!r}: {f.operator.value} compares a text of at most "
+            f"{MAX_TEXT_MATCH_CHARS} characters (it is searched inside every string value)"
+        )
+    return {"op": "text_match", "field": f.key, "value": value, "whole_items": True}
 
 
 _SWAPPED = {
