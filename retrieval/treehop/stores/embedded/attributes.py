@@ -57,6 +57,7 @@ class _StoreAttributes:
     _ann_loader: threading.Thread | None
     _ann_load_lock: threading.Lock
     _ann_worker: threading.Thread | None
+    _ann_failed: tuple[threading.Thread, IndexCorruptError] | None
     _ann_token: int
     _halt: threading.Event
     _paused: bool

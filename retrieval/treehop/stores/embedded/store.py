@@ -197,6 +197,9 @@ class EmbeddedStore(_SearchPaths, _Writes, _AnnWorker, _LexicalSync, _Generation
         self._ann_loader: threading.Thread | None = None
         self._ann_load_lock = threading.Lock()
         self._ann_worker: threading.Thread | None = None
+        self._ann_failed: tuple[threading.Thread, IndexCorruptError] | None = None
+        """The worker that stopped at a mapped file cut short, and why: :meth:`wait_ann`
+        raises it instead of starting worker after worker until its timeout."""
         self._ann_token = 0
         """Bumped whenever the graph must stop growing (a reset, a compaction): a worker
         started under an older token stops after its chunk and publishes nothing."""
