@@ -230,10 +230,10 @@ class EmbeddedStore(_SearchPaths, _Writes, _AnnWorker, _LexicalSync, _Generation
         """The (device, inode) of each data file the save in progress appended to: the only
         files whose bytes past the committed size a failed save may cut in place
         (:func:`.manifest._discard_uncommitted`)."""
-        self._checked_current: tuple[int, int] | None = None
-        """(id of the committed manifest, ``CURRENT``'s checksum) once ``CURRENT`` naming
-        this store's generation number was read as this very manifest
-        (:meth:`_replaced_under_me`)."""
+        self._checked_current: tuple[str, int, int] | None = None
+        """``CURRENT``'s (manifest name, generation, checksum) once it named this store's
+        generation number and was read as the very manifest the store follows (forgotten
+        when it follows another: :meth:`_replaced_under_me`)."""
         self._current_seen: tuple[int, ...] | None = None
         """``CURRENT``'s (inode, mtime, size) when :meth:`refresh` last found it pointing at
         this store's generation."""
