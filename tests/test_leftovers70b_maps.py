@@ -16,20 +16,15 @@ program, as a careless user's would be.
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-import treehop
 from treehop.stores.embedded import EmbeddedStore
 from treehop.stores.embedded.column_files import _LEASES
 
-from treehop_test_doubles import clustered_tree
-
-HERE = Path(__file__).resolve().parent
+from treehop_test_doubles import child_process, clustered_tree
 
 _BUILD = r"""
 import subprocess, sys
@@ -92,23 +87,12 @@ print(again.search(v[7], Scope(), 1)[0].node.uri == nodes[7].uri, flush=True)
 )
 
 
-def _child(code: str, *args: str) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(
-        [str(Path(treehop.__file__).parents[1]), str(HERE), env.get("PYTHONPATH", "")]
-    )
-    env["OPENBLAS_NUM_THREADS"] = "1"
-    return subprocess.run(
-        [sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=500, env=env
-    )
-
-
 def test_the_graph_worker_stops_at_vectors_cut_short_and_the_next_call_says_so(
     tmp_path: Path,
 ) -> None:
     """4b7966c0: rc -7 (SIGBUS) in the worker's first chunk read. ``wait_ann`` says why the
     graph was not built (without it, it started worker after worker until its timeout)."""
-    got = _child(_WORKER, str(tmp_path / "idx"))
+    got = child_process(_WORKER, str(tmp_path / "idx"), timeout=500)
     assert got.returncode == 0, (got.returncode, got.stdout, got.stderr[-2000:])
     assert got.stdout.split("\n") == ["typed True", "typed True", ""], got.stdout
     assert "Exception in thread" not in got.stderr, got.stderr[-2000:]
@@ -122,7 +106,7 @@ def test_a_graph_file_cut_short_is_dropped_and_rebuilt_not_sigbus(
     worker copies the whole map. Now the search answers exactly (the graph dropped,
     ``ann_damaged`` says why), the worker rebuilds it from the vectors, and the next save
     writes a graph the next open loads."""
-    got = _child(_GRAPH, str(tmp_path / "idx"), then)
+    got = child_process(_GRAPH, str(tmp_path / "idx"), then, timeout=500)
     assert got.returncode == 0, (got.returncode, got.stdout, got.stderr[-2000:])
     first = ["True True"] if then == "search" else []
     assert got.stdout.split("\n") == [*first, "rebuilt True True", "True", ""], got.stdout
