@@ -179,7 +179,8 @@ class _AnnWorker(_StoreAttributes):
                 ann = self._ann
                 if ann is None or ann.mapped is None or not _graph_cut(ann):
                     # (a column file cut: wait_ann and the next store call raise)
-                    self._ann_failed = (threading.current_thread(), exc)
+                    # (its traceback dropped: its frames hold the snapshot and its maps)
+                    self._ann_failed = (threading.current_thread(), exc.with_traceback(None))
                     return
                 self._drop_cut_graph(ann)  # (its kick finds this worker: built again here)
 
