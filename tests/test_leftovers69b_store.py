@@ -18,8 +18,6 @@ process: a signal there is a return code, not a dead test run.
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 import warnings
 from pathlib import Path
 
@@ -32,9 +30,8 @@ from treehop.stores.base import Scope
 from treehop.stores.embedded import EmbeddedStore
 from treehop.stores.embedded.manifest import _discard_uncommitted
 
-from treehop_test_doubles import clustered_tree
+from treehop_test_doubles import child_process, clustered_tree
 
-HERE = Path(__file__).resolve().parent
 DIM = 384
 
 _TWO_CLIENTS = r"""
@@ -73,22 +70,11 @@ print(len(reader.search(v[5000], Scope(), 3)), "hits", flush=True)
 """
 
 
-def _child(code: str, *args: str) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(
-        [str(Path(treehop.__file__).parents[1]), str(HERE), env.get("PYTHONPATH", "")]
-    )
-    env["OPENBLAS_NUM_THREADS"] = "1"
-    return subprocess.run(
-        [sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=400, env=env
-    )
-
-
 def test_a_rollback_save_does_not_kill_the_client_that_maps_the_lost_rows(
     tmp_path: Path,
 ) -> None:
     """d32e6e34: rc -7 (SIGBUS) in the reader's graph worker, 2 of 2 runs here."""
-    got = _child(_TWO_CLIENTS, str(tmp_path / "idx"))
+    got = child_process(_TWO_CLIENTS, str(tmp_path / "idx"))
     assert got.returncode == 0, (got.returncode, got.stdout, got.stderr[-2000:])
     assert got.stdout.split("\n")[:4] == [
         "writer at generation 1",

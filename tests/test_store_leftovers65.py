@@ -24,7 +24,6 @@ from typing import Any
 import numpy as np
 import pytest
 
-import treehop
 from treehop import Treehop
 from treehop.errors import EmbeddingError, IndexCorruptError, IngestError
 from treehop.ingest.summaries import ExtractiveSummarizer
@@ -32,26 +31,10 @@ from treehop.stores.base import Scope
 from treehop.stores.embedded import EmbeddedStore
 from treehop.stores.embedded import column_files as emb_columns
 
-from treehop_test_doubles import BagOfWordsEmbedder, clustered_tree
+from treehop_test_doubles import BagOfWordsEmbedder, child_process, clustered_tree
 
 HERE = Path(__file__).resolve().parent
 DIM = 384
-
-
-def _child(code: str, *args: str, timeout: float = 180) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ)
-    # (the treehop this test imported, and the tests' doubles)
-    env["PYTHONPATH"] = os.pathsep.join(
-        [str(Path(treehop.__file__).parents[1]), str(HERE), env.get("PYTHONPATH", "")]
-    )
-    env["OPENBLAS_NUM_THREADS"] = "1"
-    return subprocess.run(
-        [sys.executable, "-c", code, *args],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        env=env,
-    )
 
 
 @pytest.fixture(scope="module")
@@ -126,7 +109,7 @@ def test_a_file_cut_short_during_a_long_call_is_a_typed_error_not_sigbus(
     the process died of SIGBUS; now the cut waits for the call's lease, the call answers,
     and the next one is the typed error."""
     idx = _copy(big_index, tmp_path / "idx")
-    got = _child(_CUT_DURING_A_CALL, str(idx), str(_vectors(idx)))
+    got = child_process(_CUT_DURING_A_CALL, str(idx), str(_vectors(idx)), timeout=180)
     assert got.returncode == 0, (got.returncode, got.stderr[-2000:])
     lines = got.stdout.split("\n")
     # (the cut goes on as the call's scan lets its lease go: printed before or after)
@@ -313,7 +296,7 @@ os.waitpid(pid, 0)
 def test_a_forked_child_does_not_keep_the_lease(tmp_path: Path) -> None:
     """A child forked while a read held a lease closes its copy of the descriptor: the
     lease ends with the parent's read, not with the child's life."""
-    got = _child(_FORK_IN_A_LEASE, str(tmp_path / "col.bin"))
+    got = child_process(_FORK_IN_A_LEASE, str(tmp_path / "col.bin"), timeout=180)
     assert got.returncode == 0, got.stderr[-2000:]
     assert got.stdout.startswith("truncate rc 0"), got.stdout
 

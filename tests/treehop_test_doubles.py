@@ -297,6 +297,30 @@ def run_script(template: str, index: Path, tmp_path: Path) -> list[str]:
     return out.stdout.splitlines()
 
 
+def child_process(code: str, *args: str, timeout: float = 400) -> subprocess.CompletedProcess[str]:
+    """Run ``code`` with ``args`` in a new interpreter that imports the ``treehop`` imported
+    here and this folder's helpers: a crash there (SIGBUS under a map cut short) is a
+    return code, not a dead test run (the mapped-file tests' one way to run a child)."""
+    import treehop
+
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(
+        [
+            str(Path(treehop.__file__).parents[1]),
+            str(Path(__file__).resolve().parent),
+            env.get("PYTHONPATH", ""),
+        ]
+    )
+    env["OPENBLAS_NUM_THREADS"] = "1"
+    return subprocess.run(
+        [sys.executable, "-c", code, *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=env,
+    )
+
+
 def redaction_in_a_new_process(obj: Any, key: str, tmp_path: Path) -> tuple[str, str]:
     """Pickle ``obj`` (an LLM or embedder holding ``key``) and unpickle it in a new
     interpreter, whose registry of secrets starts empty: ``redact("echo <key>")`` there

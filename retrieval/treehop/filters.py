@@ -53,7 +53,9 @@ import numpy as np
 from .errors import InvalidFilterError, InvalidQueryError, TreehopError
 from .redaction import listed, shown_name
 from .timestamps import TIMESTAMP_FIELD, time_range_filter
-from .validation import real, shown_value
+from .validation import exact_real as _exact_real
+from .validation import finite as _finite
+from .validation import shown_value
 
 _BOUNDS = ("gt", "gte", "lt", "lte")
 MAX_FILTER_DEPTH = 32
@@ -207,47 +209,6 @@ def _python_bounds(spec: Mapping[str, Any], where: str) -> Mapping[str, Any]:
             if number is not None and _finite(number):
                 python[b] = number
     return {**spec, **python} if python else spec
-
-
-def _exact_real(
-    given: object, what: str, error: type[TreehopError], *, float_only: bool = False
-) -> float | int | None:
-    """``given`` as the Python number :func:`~treehop.validation.real` makes of it (``None``
-    where it is no real number; a NaN, an infinity or an integer past float range as
-    ``real`` gives it, for the caller's own refusal), refused as ``error`` where that number
-    is not exactly ``given``: a range's bound (:func:`_python_bounds`), a ``must`` /
-    ``must_not``'s cond (:func:`_python_cond`), a ``time`` filter's or ``find()``'s
-    ``since`` / ``until`` (:func:`_exact_time`, ``float_only``: they are compared as the
-    float :func:`~treehop.timestamps.to_epoch` makes of them, so an integer past 2**53
-    that no float holds is refused too).
-
-    One rule for every number a filter compares (helper leftovers69b for the bounds;
-    helper leftovers69d for the conds and the times): ``Fraction(1, 10**400)`` silently
-    became ``0.0`` (a ``must`` on it matched a stored ``0``, a ``since`` on it took a
-    memory at the epoch), ``Fraction(1, 3)`` a nearby float, an ``np.longdouble`` with
-    more digits the float next to it. The stores compare doubles, so the exact value
-    cannot be kept; ``float(x)`` says which value the caller means."""
-    number = real(given)
-    if number is None or not _finite(number):
-        return number
-    held: float | int = float(number) if float_only else number
-    if not _equals(held, given):
-        holder = "a float" if float_only else "a float or an integer"
-        raise error(
-            f"{what} must be a number {holder} holds exactly, got {shown_value(given)} "
-            f"(it would compare as {held!r}): give float(value) if that is the value meant"
-        )
-    return number
-
-
-def _equals(number: float | int, given: object) -> bool:
-    """Whether the Python number :func:`~treehop.validation.real` made of ``given`` is
-    exactly ``given`` (numbers compare exactly across ``int``, ``float``, ``Fraction`` and
-    numpy types; a registered ``Real`` whose comparison raises is no exact number)."""
-    try:
-        return bool(number == given)
-    except Exception:
-        return False
 
 
 def _exact_time(value: Any, what: str, error: type[TreehopError]) -> None:
@@ -512,14 +473,6 @@ def _check_bounds(spec: Mapping[str, Any], where: str, op: str) -> None:
                 f"{where}: bound {b!r} must be a finite number within float range, "
                 f"got {shown_value(v)}"
             )
-
-
-def _finite(v: int | float) -> bool:
-    """Finite and convertible to float (``10**400`` is an int no float can hold)."""
-    try:
-        return math.isfinite(float(v))
-    except OverflowError:
-        return False
 
 
 def _in_range(value: Any, spec: Mapping[str, Any]) -> bool:

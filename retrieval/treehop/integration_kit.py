@@ -348,9 +348,14 @@ _ASIDE: set[threading.Thread] = set()
 """The :func:`close_aside` threads still running."""
 _ASIDE_LOCK = threading.Lock()
 _ASIDE_JOIN_S = 30.0
-"""How long the interpreter's exit waits for the closes under way (a close is bounded on
-its own: a remote store's by its deadline, a stuck plug-in worker by the client's wind-down;
-past this, the exit goes on as it did before)."""
+"""How long the interpreter's exit keeps the thread pools taking work for the closes under
+way. Not a bound on the exit: a close thread is not a daemon, so Python's exit still joins
+one that runs longer, as it did before this join (a close is bounded on its own: a remote
+store's by its deadline, a stuck plug-in worker by the client's wind-down); past this, that
+close's pool calls fail (logged at DEBUG) and it ends sooner. A shorter bound would only fail
+slow closes that would finish; none of them loses a write (each is committed at return).
+Measured (helper leftovers70b): a close stuck 8 s held the exit 8 s and more with this at 1 s
+as at 30 s."""
 _exit_hooked = False
 _exiting = False
 

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from .errors import InvalidQueryError
-from .validation import real, shown_value
+from .validation import exact_real, shown_value
 
 TIMESTAMP_FIELD = "timestamp"
 """The metadata field a memory's time is stored in (epoch seconds, UTC)."""
@@ -35,10 +35,15 @@ def to_epoch(value: Any, what: str = "time") -> float:
     A number is any real number :func:`~treehop.validation.real` takes, a numpy one included
     (helper leftovers68b: a filter's ``time`` node, ``find(since=...)`` and a memory's
     ``timestamp`` refused ``np.int64`` epoch seconds, a column's value, while a range's
-    bounds took it); a numpy bool is a bool, as Python's is."""
+    bounds took it); a numpy bool is a bool, as Python's is. A number no float holds exactly
+    (``Fraction(1, 3)``, ``Fraction(1, 10**400)``, an ``np.longdouble`` with more digits,
+    an integer past 2**53) is refused, not rounded: :func:`~treehop.validation.exact_real`,
+    the filters' rule (helper leftovers70b: a memory's ``timestamp`` of ``Fraction(1,
+    10**400)`` was stored as ``0.0``, and ``time_range_filter`` rounded its bounds where
+    ``find(since=...)`` refused them)."""
     if isinstance(value, (bool, np.bool_)):
         raise InvalidQueryError(f"{what} must be a time, got a bool")
-    seconds = real(value)
+    seconds = exact_real(value, what, InvalidQueryError, float_only=True)
     if seconds is not None:
         try:
             number = float(seconds)

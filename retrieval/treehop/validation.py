@@ -8,7 +8,7 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 
 from .bounded_repr import bounded_repr
-from .errors import InvalidQueryError
+from .errors import InvalidQueryError, TreehopError
 from .redaction import redact
 
 MAX_QUERY_CHARS = 8000
@@ -193,6 +193,58 @@ def real(value: object) -> float | int | None:
             return None
     except Exception:  # (a registered Real whose __float__ raises)
         return None
+
+
+def finite(v: int | float) -> bool:
+    """Finite and convertible to float (``10**400`` is an int no float can hold)."""
+    try:
+        return math.isfinite(float(v))
+    except OverflowError:
+        return False
+
+
+def exact_real(
+    given: object, what: str, error: type[TreehopError], *, float_only: bool = False
+) -> float | int | None:
+    """``given`` as the Python number :func:`real` makes of it (``None`` where it is no real
+    number; a NaN, an infinity or an integer past float range as ``real`` gives it, for the
+    caller's own refusal), refused as ``error`` where that number is not exactly ``given``:
+    a range's bound (:func:`~treehop.filters._python_bounds`), a ``must`` / ``must_not``'s
+    cond (:func:`~treehop.filters._python_cond`), and with ``float_only`` every time given
+    as a number (:func:`~treehop.timestamps.to_epoch`: a ``time`` filter's or ``find()``'s
+    ``since`` / ``until``, a memory's ``timestamp``, ``time_range_filter``'s bounds), which
+    becomes the float epoch seconds a store keeps and compares, so an integer past 2**53
+    that no float holds is refused too.
+
+    One rule for every number a filter compares or a memory's time stores (helper
+    leftovers69b for the bounds; helper leftovers69d for the conds and the filters' times;
+    helper leftovers70b for ``to_epoch`` itself, so a stored ``timestamp`` and the public
+    ``time_range_filter`` no longer round on their own): ``Fraction(1, 10**400)`` silently
+    became ``0.0`` (a ``must`` on it matched a stored ``0``, a ``since`` on it took a
+    memory at the epoch), ``Fraction(1, 3)`` a nearby float, an ``np.longdouble`` with
+    more digits the float next to it. The stores compare doubles, so the exact value
+    cannot be kept; ``float(x)`` says which value the caller means."""
+    number = real(given)
+    if number is None or not finite(number):
+        return number
+    held: float | int = float(number) if float_only else number
+    if not _equals(held, given):
+        holder = "a float" if float_only else "a float or an integer"
+        raise error(
+            f"{what} must be a number {holder} holds exactly, got {shown_value(given)} "
+            f"(it would compare as {held!r}): give float(value) if that is the value meant"
+        )
+    return number
+
+
+def _equals(number: float | int, given: object) -> bool:
+    """Whether the Python number :func:`real` made of ``given`` is exactly ``given``
+    (numbers compare exactly across ``int``, ``float``, ``Fraction`` and numpy types; a
+    registered ``Real`` whose comparison raises is no exact number)."""
+    try:
+        return bool(number == given)
+    except Exception:
+        return False
 
 
 def check_limit(limit: object, name: str = "limit") -> int:

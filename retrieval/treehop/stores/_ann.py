@@ -49,6 +49,8 @@ from __future__ import annotations
 
 import contextlib
 import importlib.util
+import mmap
+import os
 import sys
 import threading
 import time
@@ -432,6 +434,16 @@ def _orphan_matrix(rows: IntArray, vectors_of: Callable[[IntArray], F32]) -> F32
     return np.ascontiguousarray(vectors_of(np.clip(rows, 0, None)))
 
 
+def _map_whole(f: Path) -> tuple[mmap.mmap, int]:
+    """A read-only map of all of file ``f`` and its inode (see :attr:`AnnIndex.mapped`): it
+    maps address space only, the pages are usearch's own view's."""
+    fd = os.open(f, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0))
+    try:
+        return mmap.mmap(fd, 0, access=mmap.ACCESS_READ), os.fstat(fd).st_ino
+    finally:
+        os.close(fd)
+
+
 class AnnIndex:
     """A usearch graph over the rows ``< upto`` that were alive when added.
 
@@ -487,6 +499,11 @@ class AnnIndex:
             self._set_owner(np.array(owner, dtype=np.int64))
         self.dedupe = DEDUPE
         """Whether :meth:`extend` keeps exact duplicates out of the graph (:data:`DEDUPE`)."""
+        self.mapped: tuple[str, mmap.mmap] | None = None
+        """(path, a map of the file) of a graph opened as a view (:meth:`open`): usearch's
+        own map of it is out of reach, so the store checks the file's size through this one
+        (``mmap.size()``, an ``fstat`` of its descriptor) before reading the view, and holds
+        a read lease on it for the worker's long reads (helper leftovers70b)."""
         self.lock = RWLock()
         self.chunk_rows = CHUNK
         """The rows :meth:`extend` adds under the next hold of the write lock (:func:`next_chunk`;
@@ -776,10 +793,13 @@ class AnnIndex:
         nodes = row.size
         if owner is not None:
             nodes = int(np.count_nonzero(owner == np.arange(owner.size)))
+        mine = _map_whole(f) if view else None  # (before usearch's: the same file, checked)
         try:
             index = _index_class().restore(str(f), view=view)
         except (RuntimeError, OSError) as exc:
             raise ValueError(str(exc)) from exc
+        if mine is not None and os.stat(f).st_ino != mine[1]:
+            raise ValueError(f"{f}: replaced while it was opened")
         if index is None or index.ndim != dim or len(index) != nodes:
             raise ValueError(f"{f}: not a usearch index of {nodes} rows of {dim} dimensions")
         if (
@@ -789,7 +809,9 @@ class AnnIndex:
         ):
             raise ValueError(f"{f}: orphan labels out of range")
         index.expansion_search = CHECK_EF
-        return cls(index, row, upto, mutable=not view, orphans=orphans, swept=swept, owner=owner)
+        out = cls(index, row, upto, mutable=not view, orphans=orphans, swept=swept, owner=owner)
+        out.mapped = None if mine is None else (str(f), mine[0])
+        return out
 
     def query(self, q: F32, k: int) -> npt.NDArray[np.int64]:
         """The labels of the ``k`` nearest rows (the caller holds ``lock`` for reading)."""

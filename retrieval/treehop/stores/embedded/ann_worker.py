@@ -21,7 +21,14 @@ from .. import _ann
 from .. import _checksum as _ck
 from .._ann import AnnIndex, WarmOrphans
 from .attributes import _StoreAttributes
-from .column_files import _fsync_file, _read_arrays, _saved_upto
+from .column_files import (
+    _LEASE_BYTES,
+    _cut_short,
+    _fsync_file,
+    _map_read,
+    _read_arrays,
+    _saved_upto,
+)
 from .layout import IntArray
 from .snapshot import _Snap, _uri_rank
 
@@ -33,8 +40,12 @@ class _AnnWorker(_StoreAttributes):
         """The HNSW graph. A saved one opens with the index (memory-mapped); with
         ``verify="background"`` its checksum runs in a thread first, and until then a search
         (``wait=False``) stays exact instead of waiting."""
-        if self._ann is not None or self._ann_file is None or self.path is None:
-            return self._ann
+        ann = self._ann
+        if ann is not None and ann.mapped is not None and _graph_cut(ann):
+            self._drop_cut_graph(ann)  # (read past its end, a view is SIGBUS)
+            return None
+        if ann is not None or self._ann_file is None or self.path is None:
+            return ann
         if not wait:
             self._start_ann_load()
             return self._ann
@@ -45,6 +56,20 @@ class _AnnWorker(_StoreAttributes):
             if self._ann is None and self._ann_file is not None:
                 self._ann = self._load_ann_or_rebuild()
         return self._ann
+
+    def _drop_cut_graph(self, ann: AnnIndex) -> None:
+        """Drop graph view ``ann``, whose file another program cut short (:func:`_graph_cut`):
+        searches go exact until the worker has rebuilt it from the vectors, as for a graph
+        found damaged at its load (:meth:`_load_ann_or_rebuild`; ``ann_damaged`` says why),
+        and the next save writes a new file."""
+        assert ann.mapped is not None
+        with self._ann_load_lock:
+            if self._ann is not ann:
+                return  # (dropped already, or replaced by the worker's in-memory copy)
+            self._ann = None
+            self._ann_file = None
+            self.ann_damaged = str(_cut_short(ann.mapped[0]))
+        self._ann_kick()
 
     def _start_ann_load(self) -> None:
         with self._ann_load_lock:
@@ -72,7 +97,9 @@ class _AnnWorker(_StoreAttributes):
     def wait_ann(self, timeout: float | None = None) -> bool:
         """Wait until the background worker has added every row written so far to the HNSW
         graph (searches never need this: rows it does not cover yet are searched exactly).
-        Returns whether the graph now covers every row; ``False`` after ``timeout``."""
+        Returns whether the graph now covers every row; ``False`` after ``timeout``. Raises
+        :class:`IndexCorruptError` when the worker stopped at a file cut short by another
+        program."""
         self._paused = False
         self._ann_index(wait=True)
         end = None if timeout is None else time.monotonic() + timeout
@@ -84,6 +111,10 @@ class _AnnWorker(_StoreAttributes):
             if worker is None or worker is threading.current_thread():
                 break
             worker.join(None if end is None else max(0.0, end - time.monotonic()))
+            failed = self._ann_failed
+            if failed is not None and failed[0] is worker:
+                self._ann_failed = None
+                raise failed[1]
             ann = self._ann
             caught_up = ann is not None and ann.upto >= self._snap.n
             if caught_up or worker.is_alive() or (end is not None and time.monotonic() >= end):
@@ -133,8 +164,27 @@ class _AnnWorker(_StoreAttributes):
         """Bring the graph up to the newest snapshot, chunk by chunk, until it no longer lags
         (writes may come in meanwhile). A new graph (or the in-memory copy that replaces a
         memory-mapped one) is published after its first chunk, so a first build already
-        serves the rows it covers while it goes on."""
+        serves the rows it covers while it goes on.
 
+        Its reads of a mapped file are checked and leased (:meth:`_Snap.vectors_held`,
+        :func:`_graph_held`): a file cut short by another program stops the worker (the
+        graph's own file: dropped, rebuilt from the vectors; a column file: the next store
+        call raises :class:`IndexCorruptError`, :meth:`_Snap.check_mapped`), instead of a
+        SIGBUS that killed the process (helper leftovers70b)."""
+        for _ in range(2):
+            try:
+                self._ann_work_steps(token, lag)
+                return
+            except IndexCorruptError as exc:
+                ann = self._ann
+                if ann is None or ann.mapped is None or not _graph_cut(ann):
+                    # (a column file cut: wait_ann and the next store call raise)
+                    # (its traceback dropped: its frames hold the snapshot and its maps)
+                    self._ann_failed = (threading.current_thread(), exc.with_traceback(None))
+                    return
+                self._drop_cut_graph(ann)  # (its kick finds this worker: built again here)
+
+    def _ann_work_steps(self, token: int, lag: int) -> None:
         def current() -> bool:
             return self._ann_token == token and not self._halt.is_set()
 
@@ -143,12 +193,14 @@ class _AnnWorker(_StoreAttributes):
             ann = self._ann
             if ann is not None and s.n - ann.upto < lag:
                 if ann.needs_sweep():  # caught up: look for rows newer ones made unreachable
-                    ann.sweep(s.vectors_of, self.ann_threads, current)
+                    with _graph_held(ann):
+                        ann.sweep(s.vectors_held, self.ann_threads, current)
                 return
             if ann is None:
                 ann = AnnIndex.new(s.dim)
             elif not ann.mutable:
-                ann = ann.mutable_copy()
+                with _graph_held(ann):
+                    ann = ann.mutable_copy()
             new = np.flatnonzero(s.alive[ann.upto : s.n]) + ann.upto
             head = new[: _ann.CHUNK]
             first_upto = s.n if new.size <= _ann.CHUNK else int(new[_ann.CHUNK])
@@ -157,7 +209,7 @@ class _AnnWorker(_StoreAttributes):
             # begun is then saved, and the next open resumes it instead of starting over)
             if not ann.extend(
                 head,
-                s.vectors_of,
+                s.vectors_held,
                 first_upto,
                 self.ann_threads,
                 lambda: self._ann_token == token,
@@ -169,7 +221,7 @@ class _AnnWorker(_StoreAttributes):
                     return
                 self._ann = ann  # (also when halted: close() saves the chunk it holds)
             if not ann.extend(
-                new[_ann.CHUNK :], s.vectors_of, s.n, self.ann_threads, current, check
+                new[_ann.CHUNK :], s.vectors_held, s.n, self.ann_threads, current, check
             ):
                 return
 
@@ -352,6 +404,26 @@ class _AnnWorker(_StoreAttributes):
         return ann
 
 
+def _graph_cut(ann: AnnIndex) -> bool:
+    """Whether the file of graph view ``ann`` is now shorter than when it was opened."""
+    assert ann.mapped is not None
+    mm = ann.mapped[1]
+    try:
+        return mm.size() < len(mm)
+    except (OSError, ValueError):
+        return True
+
+
+def _graph_held(ann: AnnIndex) -> contextlib.AbstractContextManager[None]:
+    """A context for a long read of graph ``ann`` (its copy, a sweep's searches): for a view,
+    the file's size is checked and a read lease held while the read lasts (as a long read
+    of a column file, :func:`_map_read`)."""
+    if ann.mapped is None:
+        return contextlib.nullcontext()
+    path, mm = ann.mapped
+    return _map_read(path, mm, len(mm), max(len(mm), _LEASE_BYTES))
+
+
 def _kept_owner(owner: IntArray, kept: int) -> IntArray:
     """The owners of a kept graph file's ``kept`` labels (empty when none is an alias)."""
     head = owner[:kept]
@@ -380,7 +452,7 @@ def _warm(s: _Snap, ann_rows: tuple[IntArray, IntArray] | None = None) -> WarmOr
         return None
     row, labels = ann_rows
     try:
-        return WarmOrphans.gather(row, labels, s.vectors_of)
+        return WarmOrphans.gather(row, labels, s.vectors_held)  # (no call's check covers it)
     except (IndexError, ValueError):
         return None  # (damaged labels or rows: the graph's own open or first search reports it)
 

@@ -57,6 +57,7 @@ class _StoreAttributes:
     _ann_loader: threading.Thread | None
     _ann_load_lock: threading.Lock
     _ann_worker: threading.Thread | None
+    _ann_failed: tuple[threading.Thread, IndexCorruptError] | None
     _ann_token: int
     _halt: threading.Event
     _paused: bool
@@ -67,7 +68,7 @@ class _StoreAttributes:
     _state: dict[str, bytes]
     _state_stamps: dict[str, tuple[int, int, int]]
     _dirty: bool
-    _checked_current: tuple[int, int] | None
+    _checked_current: tuple[str, int, int] | None
     _appended: set[tuple[int, int]]
     _current_seen: tuple[int, ...] | None
     _epoch: int

@@ -251,7 +251,11 @@ class _Generations(_StoreAttributes):
     def _replaced_under_me(self, on_disk: tuple[str, int, int]) -> bool:
         """Whether ``CURRENT`` names this store's generation *number* but another manifest:
         another client rolled back past this generation (its manifest lost) and committed
-        the number again. Read once per (generation followed, ``CURRENT`` checksum) pair.
+        the number again. Read once per ``CURRENT`` content (name, number, checksum) while
+        this store follows one manifest: :meth:`_adopt_manifest` forgets the answer, under
+        ``_wlock`` as this runs, whenever the store follows another. Keyed by those values,
+        not by the manifest dict's ``id()`` (stop 69: a freed dict's id is given to the next
+        one; helper leftovers70b).
 
         Why (helper leftovers69b): :meth:`refresh` and a write's catch-up compared the
         numbers only, so a client on the lost generation never saw the new one (a reader
@@ -261,7 +265,7 @@ class _Generations(_StoreAttributes):
         m = self._committed
         if m is None or self.path is None or on_disk[1] != m["generation"]:
             return False
-        if self._checked_current == (id(m), on_disk[2]):
+        if self._checked_current == on_disk:
             return False
         try:
             other = _read_manifest(self.path, on_disk[0], on_disk[2])
@@ -269,7 +273,7 @@ class _Generations(_StoreAttributes):
             return False  # (damaged: the open's own rules apply when it is read for real)
         if _manifest_bytes(other) != _manifest_bytes(m):
             return True
-        self._checked_current = (id(m), on_disk[2])
+        self._checked_current = on_disk
         return False
 
     def _warm_opened(self, m: dict[str, Any], live: int, own: bool) -> None:

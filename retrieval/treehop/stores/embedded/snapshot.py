@@ -486,26 +486,41 @@ class _Snap:
                 raise _damaged_uris(self.gen) from None
         return self.uris_of(rows)
 
-    def vectors_of(self, rows: IntArray) -> F32:
+    def vectors_of(self, rows: IntArray, held: bool = False) -> F32:
         """The vectors of ``rows``: every reader of single rows (a search's candidates, the
         graph's build and orphans, ``get_vectors``, a compaction) comes through here, so
-        that a generation read by ``pread`` (:attr:`vector_rows`) maps nothing."""
-        base_of = self._base_rows
+        that a generation read by ``pread`` (:attr:`vector_rows`) maps nothing. ``held``:
+        see :meth:`vectors_held`."""
         if rows.size and int(rows.max()) < self.n_base:
-            return base_of(rows)
+            return self._base_rows(rows, held)
         out = np.empty((rows.size, self.dim), np.float32)
         base = rows < self.n_base
-        out[base] = base_of(rows[base])
+        out[base] = self._base_rows(rows[base], held)
         out[~base] = self.tail_vecs.take(rows[~base] - self.n_base)
         return out
 
-    def _base_rows(self, rows: IntArray) -> F32:
+    def vectors_held(self, rows: IntArray) -> F32:
+        """:meth:`vectors_of` for a reader that no store call's :meth:`check_mapped`
+        covers -- the graph worker's chunks, its sweep, the open's warm-up: a read through
+        the map of any length checks the file's size and holds a read lease while it lasts
+        (:meth:`map_read`), so a file cut short by another program is an
+        :class:`~treehop.errors.IndexCorruptError` there, never SIGBUS.
+
+        Why (helper leftovers70b): the worker reads 1,024 rows at a time (1.5 MiB at 384
+        dimensions), under the 4 MiB from which a call's own reads take a lease, and runs
+        between calls: a ``truncate`` of a mapped ``vectors.bin`` while it built killed the
+        process (rc -7). The lease costs ~10 us a chunk, which takes milliseconds to add."""
+        return self.vectors_of(rows, held=True)
+
+    def _base_rows(self, rows: IntArray, held: bool = False) -> F32:
         if self.vector_rows is not None:
             return self.vector_rows.rows(rows)
         nbytes = int(rows.size) * 4 * self.dim
-        if nbytes < _LEASE_BYTES:  # (a few rows: the call's check_mapped covers them)
+        if nbytes < _LEASE_BYTES and not held:  # (a few rows: the call's check_mapped)
             return np.asarray(self.base_vecs[rows], dtype=np.float32)
-        with self.map_read("vectors.bin", self.base_vecs, self.n_base * 4 * self.dim, nbytes):
+        # (held: leased at any length, by asking as for a long read)
+        lease = max(nbytes, _LEASE_BYTES) if held else nbytes
+        with self.map_read("vectors.bin", self.base_vecs, self.n_base * 4 * self.dim, lease):
             return np.asarray(self.base_vecs[rows], dtype=np.float32)
 
     def base_blocks(self) -> list[tuple[int, int]]:

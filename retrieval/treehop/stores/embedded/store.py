@@ -197,6 +197,9 @@ class EmbeddedStore(_SearchPaths, _Writes, _AnnWorker, _LexicalSync, _Generation
         self._ann_loader: threading.Thread | None = None
         self._ann_load_lock = threading.Lock()
         self._ann_worker: threading.Thread | None = None
+        self._ann_failed: tuple[threading.Thread, IndexCorruptError] | None = None
+        """The worker that stopped at a mapped file cut short, and why: :meth:`wait_ann`
+        raises it instead of starting worker after worker until its timeout."""
         self._ann_token = 0
         """Bumped whenever the graph must stop growing (a reset, a compaction): a worker
         started under an older token stops after its chunk and publishes nothing."""
@@ -227,10 +230,10 @@ class EmbeddedStore(_SearchPaths, _Writes, _AnnWorker, _LexicalSync, _Generation
         """The (device, inode) of each data file the save in progress appended to: the only
         files whose bytes past the committed size a failed save may cut in place
         (:func:`.manifest._discard_uncommitted`)."""
-        self._checked_current: tuple[int, int] | None = None
-        """(id of the committed manifest, ``CURRENT``'s checksum) once ``CURRENT`` naming
-        this store's generation number was read as this very manifest
-        (:meth:`_replaced_under_me`)."""
+        self._checked_current: tuple[str, int, int] | None = None
+        """``CURRENT``'s (manifest name, generation, checksum) once it named this store's
+        generation number and was read as the very manifest the store follows (forgotten
+        when it follows another: :meth:`_replaced_under_me`)."""
         self._current_seen: tuple[int, ...] | None = None
         """``CURRENT``'s (inode, mtime, size) when :meth:`refresh` last found it pointing at
         this store's generation."""
