@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from treehop import Node
 from treehop.errors import RecoveryWarning, StoreError
 from treehop.stores.base import Scope
 from treehop.stores.embedded import EmbeddedStore
@@ -31,7 +32,7 @@ DIM = 384
 
 def _writer_reader_and_lost_generation(
     path: Path,
-) -> tuple[EmbeddedStore, EmbeddedStore, list, np.ndarray, Path]:
+) -> tuple[EmbeddedStore, EmbeddedStore, list[Node], np.ndarray, Path]:
     """``b`` saved generation 1 (its appends recorded), a second client saved generation 2
     (3,020 rows: 4.6 MB of vectors, so the reader maps them), the reader opened it, then
     generation 2's manifest is lost and ``b``'s next write catches up by rolling back."""
