@@ -1488,10 +1488,12 @@ def _shown_arg(arg: str) -> str:
 
 _SECRET_OPTION = re.compile(
     r"(?i)--?[a-z0-9_-]{0,60}?(?:key|token|secret|password|passwd|pwd|passphrase|auth|"
-    r"credentials?)"
+    r"authorization|bearer|signature|credentials?)"
 )
 """An option name that says its value is a credential (``--api-key``, ``--token``,
-``--password``, ``--hf-auth``), matched whole (``fullmatch``; at most ~75 characters)."""
+``--password``, ``--hf-auth``), matched whole (``fullmatch``; at most ~75 characters).
+``authorization`` / ``bearer`` / ``signature`` too (helper attacks82): :func:`redact`
+masked ``--authorization=...`` but ``--authorization Bearer...`` as two words was shown."""
 
 
 def _shown_args(words: Sequence[str]) -> str:
@@ -1508,7 +1510,9 @@ def _shown_args(words: Sequence[str]) -> str:
     for word in words[:SHOWN_EXTRAS]:
         name, eq, _ = word.partition("=")
         secret_name = word.startswith("-") and _SECRET_OPTION.fullmatch(name) is not None
-        if after_secret and not word.startswith("-"):
+        if after_secret and not word.startswith("--"):
+            # (a value may start with one dash: a URL-safe base64 key does one time in 64;
+            # helper attacks82: ``--api-key -Xk3...`` was shown whole)
             shown.append(MASK)
         elif secret_name and eq:
             shown.append(f"{_shown_arg(name)}={MASK}")
