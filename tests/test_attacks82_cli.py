@@ -14,17 +14,14 @@ Each test fails on 4b7966c0 unless it says it is a control.
 
 from __future__ import annotations
 
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
+from test_attacks81_cli import _SECRETS  # ("zq" + 8 or more key characters)
 from test_leftovers68b_cli import _usage_error  # (parse only, over a missing index)
 
 _NEW_NAMES = ["--authorization", "--Authorization", "--bearer", "--signature", "--x-signature"]
 _KNOWN_NAMES = ["--api-key", "--token", "--password", "--hf-auth", "--credentials"]
-
-_SECRETS = st.text(
-    alphabet="abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_", min_size=8
-).map(lambda s: "zq" + s)  # (never a word of the usage text)
 
 
 @given(
@@ -50,10 +47,13 @@ def test_an_authorization_options_value_is_never_shown(
     secret=_SECRETS,
     where=st.sampled_from(["before", "after"]),
 )
+@example(option="--api-key", secret="zq00ARGETU", where="after")
+@example(option="--token", secret="zqtarget-ur", where="before")
 def test_a_credential_that_starts_with_a_dash_is_never_shown(
     option: str, secret: str, where: str
 ) -> None:
-    # 4b7966c0: "-zq..." after --api-key read as an option and shown whole
+    # 4b7966c0: "-zq..." after --api-key read as an option and shown whole; a first fix
+    # masked the listing but still hinted "-zq00ARGETU: did you mean --target-uri?"
     given_as = [option, f"-{secret}"]
     argv = [*given_as, "find", "q"] if where == "before" else ["find", "q", *given_as]
     text = _usage_error(argv)
