@@ -416,7 +416,13 @@ def _close_logged(close: Callable[[], object]) -> None:
         # pools refuse work; nothing written is lost, so not a warning)
         quiet = _exiting and isinstance(exc, RuntimeError)
         level = logging.DEBUG if quiet else logging.WARNING
-        _log.log(level, "closing what a dropped object opened failed: %s", redact(repr(exc)))
+        try:
+            shown = repr(exc)
+        except Exception:
+            # (helper attacks82: a repr that raised escaped this handler, and the thread's
+            # excepthook printed the close's exception, its text unredacted, to stderr)
+            shown = f"{type(exc).__name__} (its repr raised)"
+        _log.log(level, "closing what a dropped object opened failed: %s", redact(shown))
     finally:
         with _ASIDE_LOCK:
             _ASIDE.discard(threading.current_thread())

@@ -1384,8 +1384,9 @@ def _refuse_options_before_command(parser: argparse.ArgumentParser, argv: Sequen
         return  # (no command named: argparse's own error says so)
     name = " ".join(path)
     shown = misplaced[:SHOWN_EXTRAS]
+    values = _secret_values(misplaced)  # (a key is no option to hint at)
     hints = []
-    for given in shown:
+    for given in (w for i, w in enumerate(shown) if i not in values):
         option = given.split("=", 1)[0]
         meant = _meant_option(command, given) if given.startswith("-") else None
         if meant is None:
@@ -1413,10 +1414,11 @@ def _parse(parser: argparse.ArgumentParser, argv: Sequence[str]) -> argparse.Nam
     if extras:
         command = _command_parser(parser, args)
         shown = extras[:SHOWN_EXTRAS]
+        values = _secret_values(extras)  # (a key is no option to hint at)
         hints = [
             _hint_after_command(parser, command, given)
-            for given in shown
-            if given.startswith("-") and given != "-"
+            for i, given in enumerate(shown)
+            if given.startswith("-") and given != "-" and i not in values
         ]
         listed = _shown_args(extras)
         command.error("; ".join([f"unrecognized arguments: {listed}", *filter(None, hints)]))
@@ -1493,10 +1495,12 @@ def _shown_arg(arg: str) -> str:
 
 _SECRET_OPTION = re.compile(
     r"(?i)--?[a-z0-9_-]{0,60}?(?:key|token|secret|password|passwd|pwd|passphrase|auth|"
-    r"credentials?)"
+    r"authorization|bearer|signature|credentials?)"
 )
 """An option name that says its value is a credential (``--api-key``, ``--token``,
-``--password``, ``--hf-auth``), matched whole (``fullmatch``; at most ~75 characters)."""
+``--password``, ``--hf-auth``), matched whole (``fullmatch``; at most ~75 characters).
+``authorization`` / ``bearer`` / ``signature`` too (helper attacks82): :func:`redact`
+masked ``--authorization=...`` but ``--authorization Bearer...`` as two words was shown."""
 
 
 def _shown_args(words: Sequence[str]) -> str:
@@ -1509,21 +1513,38 @@ def _shown_args(words: Sequence[str]) -> str:
     error lists an unknown option's values) and ``treehop find q --api-key sk-...`` (an
     option another tool takes, pasted) printed the key to the terminal and any log of it;
     ``--key=...`` and ``--credentials=...`` past it too."""
-    shown, after_secret = [], False
-    for word in words[:SHOWN_EXTRAS]:
+    values = _secret_values(words)
+    shown = []
+    for i, word in enumerate(words[:SHOWN_EXTRAS]):
         name, eq, _ = word.partition("=")
-        secret_name = word.startswith("-") and _SECRET_OPTION.fullmatch(name) is not None
-        if after_secret and not word.startswith("-"):
+        if i in values:
             shown.append(MASK)
-        elif secret_name and eq:
+        elif eq and word.startswith("-") and _SECRET_OPTION.fullmatch(name) is not None:
             shown.append(f"{_shown_arg(name)}={MASK}")
         else:
             shown.append(_shown_arg(word))
-        after_secret = secret_name and not eq
     listed = " ".join(shown)
     if len(words) > SHOWN_EXTRAS:
         listed += f" and {len(words) - SHOWN_EXTRAS} more"
     return listed
+
+
+def _secret_values(words: Sequence[str]) -> set[int]:
+    """The positions among the first :data:`SHOWN_EXTRAS` ``words`` that are a
+    credential-named option's value given as the next word: masked by :func:`_shown_args`,
+    and given no "did you mean" hint. A value may start with one dash (a URL-safe base64
+    key does one time in 64; helper attacks82: ``--api-key -Xk3...`` was shown whole, and
+    a hint named a dash-led key that looked like an option); a ``--name`` is an option."""
+    out: set[int] = set()
+    after_secret = False
+    for i, word in enumerate(words[:SHOWN_EXTRAS]):
+        name, eq, _ = word.partition("=")
+        if after_secret and not word.startswith("--"):
+            out.add(i)
+        after_secret = (
+            not eq and word.startswith("-") and _SECRET_OPTION.fullmatch(name) is not None
+        )
+    return out
 
 
 _USAGE_ERRORS = (InvalidURIError, InvalidQueryError, InvalidFilterError, InvalidTagError)

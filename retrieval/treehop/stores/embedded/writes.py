@@ -500,6 +500,11 @@ class _Writes(_StoreAttributes):
         except (OSError, IndexCorruptError):  # pragma: no cover - the disk vanished too
             pass
         finally:
+            # (the set names this save's appends only: a later write that fails or is
+            # discarded before its own save appends -- after a rollback its catch-up found
+            # another client's generation past the committed sizes -- must not cut those
+            # files in place under that client's map, SIGBUS; helper attacks82)
+            self._appended = set()
             self._dirty = False
             if self._flock is not None:
                 self._flock.release()
@@ -576,6 +581,7 @@ class _Writes(_StoreAttributes):
         # written gets no manifest, so it opens as what it held before; helper leftovers62c)
         self._refuse_if_swapped(pending=True)
         _write_manifest(path, manifest)
+        self._appended = set()  # (committed: no failed save may cut them; see _abort)
         self._lex_dirty = False
         self._dirty = False
         self._open_manifest(manifest, verify=False, own=True)
