@@ -425,6 +425,11 @@ change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py
   two spellings and calls :func:`split_nmh_faq`), beside the server's notes and man pages
   (:func:`inn_faq_set`). Built in stop 69 and measured once: an untuned check (helper
   heldout77).
+* ``geda-faq``: the gEDA wiki's FAQ (Debian ``lepton-eda``, ``wiki/geda-faq*.html``: seven
+  DokuWiki HTML pages, ~88 questions and problem reports among group titles): every
+  question deleted by the ZoneMinder reading (:func:`split_zoneminder_faq`, unchanged),
+  beside the wiki's other pages (:func:`geda_faq_set`). Built in stop 70 and measured once:
+  an untuned check (helper heldout79).
 * ``xboard-faq``: XBoard and WinBoard's FAQ (Debian ``xboard``, ``FAQ.html``: hand-written
   HTML, ~60 labelled ``<h3>`` questions under four ``<h2>`` groups): every question and the
   contents lists deleted (:func:`split_xboard_faq`), beside the engine protocol page, the
@@ -578,6 +583,7 @@ HELD_OUT_SETS = (
     "imap-faq",
     "leo-faq",
     "inn-faq",
+    "geda-faq",
 )
 """Natural-question sets that no screening script reads by default (``--sets`` names them):
 measured once per change as an untuned check of whether a method chosen on the sets above
@@ -13142,6 +13148,86 @@ def inn_faq_set() -> NaturalSet:
 
 
 # --------------------------------------------------------------------------------------
+# A wiki's FAQ pages exported as HTML, one page a tool (the gEDA wiki in lepton-eda)
+# --------------------------------------------------------------------------------------
+
+GEDA_PACKAGE = "lepton-eda"
+GEDA_DOC = "usr/share/doc/lepton-eda/wiki"
+GEDA_FAQ = "geda-faq.html"
+"""The gEDA project's wiki as Lepton EDA (the gEDA/gaf fork) ships it: DokuWiki's HTML
+export of every page, one file a page (``<div class="dokuwiki export">``, headings ``<h1>``
+to ``<h5>`` with an anchor inside, each section's text in a ``<div class="levelN">``, an
+``<!-- EDIT -->`` comment after it). The FAQ is seven of those pages, written on the wiki
+from the questions users asked on the geda-user list: ``geda-faq.html`` (the project) and
+one a tool (:data:`GEDA_FAQ_PAGE`). Their headings mix questions ("How do I move a
+component?"), users' problem reports ("There is no symbol in the chooser dialog!") and
+group titles ("Gschem usage", "Printing/Output", "Bill of Materials (BOM) Generation")."""
+GEDA_FAQ_PAGE = re.compile(r"^geda-faq(?:-[a-z0-9]+)?\.html$")
+"""``geda-faq.html`` and the tools' FAQ pages (``geda-faq-gschem.html``, ``-gnetlist``,
+``-gsch2pcb``, ``-attribs``, ``-pcb``, ``-simulation``): every page of the folder whose name
+says it is an FAQ page, found by the pattern, not listed."""
+GEDA_SKIP = ("sitemap.html", "index.html")
+"""Pages left out of the corpus: the sitemap (DokuWiki's generated list of page titles) and
+``index.html`` (a byte-for-byte copy of ``start.html``, which stays). A translation
+(``<page>.<lang>.html``, two Russian pages) is left out too, by its name: the same page
+again in another language."""
+_GEDA_TRANSLATION = re.compile(r"\.[a-z]{2}\.html$")
+GEDA_MAX_PAGE_CHARS = 150_000
+"""A converted page over this stays out and is named (the value the other sets use, not
+chosen for this set)."""
+
+
+def geda_faq_set() -> NaturalSet:
+    """The gEDA wiki's FAQ (Debian ``lepton-eda``, ``/usr/share/doc/lepton-eda/wiki/``: seven
+    DokuWiki HTML pages, :data:`GEDA_FAQ_PAGE`, ~88 questions and problem reports among
+    group titles) with every question deleted by the ZoneMinder reading
+    (:func:`split_zoneminder_faq`, unchanged: a heading asks when it ends with "?" or has its
+    own text and at least :data:`ZM_MIN_TITLE_WORDS` words, outside an open question; the
+    page has no Sphinx main column, so the whole page is read), one file a page, beside the
+    wiki's other pages (:data:`GEDA_SKIP` and translations out; :func:`page_to_markdown`),
+    each up to :data:`GEDA_MAX_PAGE_CHARS`. Ids are the page's name and the question's slug
+    (``geda-faq:gschem/how-do-i-move-a-component``; DokuWiki's anchors sit inside the
+    heading, so the reading's section ids do not apply). Entries whose answer is under
+    :data:`MIN_ANSWER_WORDS` words are left out and named. Built in stop 70 and measured
+    once, with no change to the retriever: an untuned check (helper heldout79)."""
+    root, doc, _ = _packaged_doc(GEDA_PACKAGE, GEDA_DOC, GEDA_FAQ)
+    names = sorted(p.name for p in doc.glob("*.html") if p.is_file())
+    faqs = [name for name in names if GEDA_FAQ_PAGE.match(name)]
+    files: dict[str, str] = {}
+    asked: list[NaturalQuestion] = []
+    for name in faqs:
+        stem = name.removesuffix(".html")
+        rel = f"{stem}.md"
+        text, qa = split_zoneminder_faq(_doc_text(doc / name, "utf-8"))
+        files[rel] = text
+        page = stem.removeprefix("geda-faq").lstrip("-") or "geda"
+        asked += _faq_questions("geda-faq", [(f"{page}/{k}", q, a) for k, q, a in qa], rel)
+    others = [
+        name
+        for name in names
+        if name not in faqs and name not in GEDA_SKIP and not _GEDA_TRANSLATION.search(name)
+    ]
+    kept, too_long = _add_pages(files, doc, others, "utf-8", GEDA_MAX_PAGE_CHARS)
+    return _judged_package_set(
+        "geda-faq",
+        root,
+        files,
+        asked,
+        lambda version, unjudged: (
+            f"gEDA wiki FAQ from {GEDA_PACKAGE} {version} (wiki/, DokuWiki HTML export; "
+            f"{len(faqs)} FAQ pages, {len(asked)} questions deleted: a heading asks when it "
+            f"ends with '?' or has its own text and {ZM_MIN_TITLE_WORDS}+ words, outside an "
+            "open question; group titles kept) + the wiki's other pages "
+            f"({len(kept)} files; {', '.join(GEDA_SKIP)} and translations out; left out, over "
+            f"{GEDA_MAX_PAGE_CHARS} chars: {', '.join(too_long) or 'none'}); images, media "
+            "and style sheets out; answer = the text under a question up to the next heading "
+            f"of its level or higher; left out, answer under {MIN_ANSWER_WORDS} words: "
+            f"{' | '.join(unjudged) or 'none'}"
+        ),
+    )
+
+
+# --------------------------------------------------------------------------------------
 # A PyPI project's own FAQ in the documentation sources its sdist ships (Cython)
 # --------------------------------------------------------------------------------------
 
@@ -13962,6 +14048,7 @@ BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "imap-faq": lambda emb: imap_faq_set(),
     "leo-faq": lambda emb: leo_faq_set(),
     "inn-faq": lambda emb: inn_faq_set(),
+    "geda-faq": lambda emb: geda_faq_set(),
     "cranfield": cranfield_set,
     "pytest-derived": lambda emb: pytest_derived_set(),
 }
