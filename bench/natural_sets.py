@@ -430,6 +430,12 @@ change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py
   question deleted by the ZoneMinder reading (:func:`split_zoneminder_faq`, unchanged),
   beside the wiki's other pages (:func:`geda_faq_set`). Built in stop 70 and measured once:
   an untuned check (helper heldout79).
+* ``petsc-faq``: PETSc's FAQ (Debian ``petsc3.18-doc``, Sphinx's copy
+  ``docs/_sources/faq/index.rst.txt``: reStructuredText, 87 question titles under six
+  groups): every question deleted by the cython-faq rule (:func:`split_cython_faq`,
+  unchanged; :func:`_sdist_docs_faq` over the package's tree), beside the docs' other pages
+  as markdown, the API man pages and release notes out (:func:`petsc_faq_set`). Built in
+  stop 70 and measured once: an untuned check (helper heldout78).
 * ``xboard-faq``: XBoard and WinBoard's FAQ (Debian ``xboard``, ``FAQ.html``: hand-written
   HTML, ~60 labelled ``<h3>`` questions under four ``<h2>`` groups): every question and the
   contents lists deleted (:func:`split_xboard_faq`), beside the engine protocol page, the
@@ -584,6 +590,7 @@ HELD_OUT_SETS = (
     "leo-faq",
     "inn-faq",
     "geda-faq",
+    "petsc-faq",
 )
 """Natural-question sets that no screening script reads by default (``--sets`` names them):
 measured once per change as an untuned check of whether a method chosen on the sets above
@@ -13958,6 +13965,80 @@ def leo_faq_set() -> NaturalSet:
     )
 
 
+# --------------------------------------------------------------------------------------
+# A Debian doc package that ships Sphinx's copies of its reStructuredText sources (PETSc)
+# --------------------------------------------------------------------------------------
+
+PETSC_PACKAGE = "petsc3.18-doc"
+PETSC_DOC = "usr/share/doc/petsc3.18-doc/docs/_sources"
+"""Where Debian's ``petsc3.18-doc`` keeps the copies Sphinx makes of the PETSc
+documentation's reStructuredText sources (each named ``<page>.rst.txt``), beside the built
+HTML. PETSc's own PyPI sdist (3.26.1 checked) ships no ``doc/``."""
+PETSC_PAGE_SUFFIX = ".rst.txt"
+"""What every documentation page's name ends with under :data:`PETSC_DOC`."""
+PETSC_DOCS = DocFormat(PETSC_PAGE_SUFFIX, rst_to_markdown, split_cython_faq)
+"""reStructuredText read from Sphinx's copies of the sources, as :data:`LEO_DOCS`."""
+PETSC_FAQ = "faq/index" + PETSC_PAGE_SUFFIX
+"""PETSc's FAQ as its developers keep it (``faq/index.rst``): a title "FAQ",
+six group titles ("General", "Installation", "Usage", "Execution", "Debugging", "Shared
+Libraries") between transitions, over 87 question titles
+("Why is the linear solver (KSP) not converging, or converges slowly?", "How do I see
+where my code is hanging?"), a few with a second question or a statement before the "?".
+Which title asks is decided by the rule written for Cython's FAQ
+(:func:`split_cython_faq`, not changed for this page)."""
+PETSC_SKIP_DIRS = ("docs/manualpages/", "docs/changes/")
+"""Left out: the API reference (``docs/manualpages/``: 6,805 pages generated from the
+source's comments, one a function, 29 MB, more than twenty times the rest) and the release
+notes (``docs/changes/``: one page a release, as Cython's changelog is left out). Every other
+page under :data:`PETSC_DOC` is in (the users' manual, installation, tutorials, the
+developers' guide, overview tables, community and miscellaneous pages)."""
+PETSC_MAX_PAGE_CHARS = 150_000
+"""A converted page over this stays out and is named (the value the other sets use, not
+chosen for this set)."""
+
+
+def petsc_faq_set() -> NaturalSet:
+    """PETSc's FAQ as Debian ships it (``petsc3.18-doc``, Sphinx's copy
+    ``docs/_sources/faq/index.rst.txt``: "How do I collect to a single processor all the
+    values from a parallel PETSc Vec?", "What does \"detected zero pivot in LU
+    factorization\" mean?") with every question deleted by the cython-faq rule
+    (:func:`split_cython_faq`: a heading below the title asks when it ends with "?" and has
+    text of its own, outside an open question), beside every other documentation page
+    (:data:`PETSC_SKIP_DIRS` out; each through :func:`rst_to_markdown`, up to
+    :data:`PETSC_MAX_PAGE_CHARS`), read by :func:`_sdist_docs_faq` with :data:`PETSC_DOCS`
+    (a Debian package's tree read as an sdist's). Ids are the questions' slugs
+    (``petsc-faq:how-do-i-see-where-my-code-is-hanging``). Entries whose answer is under
+    :data:`MIN_ANSWER_WORDS` words are left out and named. Built in stop 70 and measured
+    once, with no change to the retriever: an untuned check (helper heldout78)."""
+    root = ds.fetch_debian_package(PETSC_PACKAGE)
+    files, asked, qa, too_long = _sdist_docs_faq(
+        "petsc-faq",
+        root / PETSC_DOC,
+        PETSC_DOCS,
+        (PETSC_FAQ,),
+        (),
+        PETSC_SKIP_DIRS,
+        PETSC_MAX_PAGE_CHARS,
+    )
+    return _judged_package_set(
+        "petsc-faq",
+        root,
+        files,
+        asked,
+        lambda version, unjudged: (
+            f"PETSc FAQ from {PETSC_PACKAGE} {version} ({PETSC_DOC}/{PETSC_FAQ}, Sphinx's "
+            f"copy of the reStructuredText source, {len(qa)} questions deleted by the "
+            "cython-faq rule: a heading below the title asks when it ends with '?' and has "
+            "its own text, outside an open question; group titles kept) + the docs' other "
+            f"{PETSC_PAGE_SUFFIX} pages as markdown ({len(files) - 1} files; "
+            f"{', '.join(PETSC_SKIP_DIRS)} out; left out, over {PETSC_MAX_PAGE_CHARS} chars: "
+            f"{', '.join(too_long) or 'none'}); answer = the text under a question up to the "
+            f"next heading of its level or higher; left out, answer under {MIN_ANSWER_WORDS} "
+            f"words: {' | '.join(unjudged) or 'none'}"
+        ),
+    )
+
+
 BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "django-faq": lambda emb: django_faq_set(),
     "gitfaq": lambda emb: gitfaq_set(),
@@ -14049,6 +14130,7 @@ BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "leo-faq": lambda emb: leo_faq_set(),
     "inn-faq": lambda emb: inn_faq_set(),
     "geda-faq": lambda emb: geda_faq_set(),
+    "petsc-faq": lambda emb: petsc_faq_set(),
     "cranfield": cranfield_set,
     "pytest-derived": lambda emb: pytest_derived_set(),
 }
