@@ -61,7 +61,7 @@ from ..redaction import LISTED_NAMES, shown_name
 from ..stores.embedded import EmbeddedStore
 from ..tagging import ingest as tagger_keys
 from ..validation import check_strings, is_blank, shown_value
-from .loaders import MAX_FILE_BYTES, check_text_size
+from .loaders import MAX_FILE_BYTES, check_text_size, given_text_kind
 from .tree_builder import finalize, segment, summarize
 from .writer import EMBED_BATCH, AddCall, ProgressCallback, to_thread_to_the_end
 
@@ -1868,7 +1868,11 @@ class PassageStore:
         name = file_uri.rsplit("/", 1)[-1]
         text = "\n\n".join(c.content for c in chunks)
         abstract, overview = await asyncio.to_thread(
-            summarize, self.client.summarizer.summarize_file, name, text, "markdown"
+            summarize,
+            self.client.summarizer.summarize_file,
+            name,
+            text,
+            given_text_kind(name, text),
         )
         common: dict[str, Any] = {}
         if chunks:
