@@ -408,6 +408,7 @@ class TreehopVectorStore(kit.IndexedStore, BasePydanticVectorStore):
         parsed = MetadataFilter.parse(spec) if spec else None
 
         def scan() -> list[Node]:
+            self.aclient._fresh()  # (another process's commits, as a search sees them)
             out = []
             for n in self.aclient.store.iter_nodes(self._passages.base):
                 if not n.is_leaf or ID_KEY not in n.metadata:
