@@ -91,3 +91,13 @@ def test_a_llamaindex_query_naming_no_node_says_so() -> None:
             asyncio.run(retriever.aretrieve("clock steps"))
     ok = index.as_retriever(vector_store_kwargs={"target_uri": "FAQ.txt"}).retrieve("clock steps")
     assert [n.node.node_id for n in ok] == ["a"]  # control: the file named as stored
+
+
+def test_a_misspelt_vector_store_kwargs_key_names_the_key_meant() -> None:
+    index = _li_index()
+    for given, meant in (("target_ur", "target_uri"), ("mmr_treshold", "mmr_threshold")):
+        retriever = index.as_retriever(vector_store_kwargs={given: "FAQ.txt"})
+        with pytest.raises(TypeError, match=f"did you mean '{meant}'"):
+            retriever.retrieve("clock steps")
+    with pytest.raises(TypeError, match=r"\['zzz'\]\.$"):  # control: no guess for no likeness
+        index.as_retriever(vector_store_kwargs={"zzz": 1}).retrieve("clock steps")
