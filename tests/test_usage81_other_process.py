@@ -36,7 +36,10 @@ with Treehop({index!r}, embedder=BagOfWordsEmbedder()) as th:
         ids=["a1"],
     )
     store.delete(["b1"])
-    store.add_documents([Document(page_content="A new page on backups.")], ids=["c1"])
+    store.add_documents(
+        [Document(page_content="A new page on backups.", metadata={{"source": "ops/backup.md"}})],
+        ids=["c1"],
+    )
 print("done")
 """
 
@@ -54,6 +57,9 @@ def test_a_langchain_stores_reads_by_id_see_another_processs_commits(tmp_path: P
         )
         assert [d.id for d in store.get_by_ids(["a1", "b1", "c1"])] == ["a1", "b1"]
         assert run_script(_LC_WORKER, index, tmp_path) == ["done"]
+        # a scope the other process created, searched before any other call looked
+        hits = store.similarity_search("backups", k=2, target_uri="ops")
+        assert [d.id for d in hits] == ["c1"]
         got = {d.id: d.page_content for d in store.get_by_ids(["a1", "b1", "c1"])}
         assert got == {"a1": "Keys rotate every 30 days now.", "c1": "A new page on backups."}
         again = asyncio.run(store.aget_by_ids(["a1", "b1", "c1"]))

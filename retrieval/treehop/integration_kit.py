@@ -1543,6 +1543,10 @@ class PassageIndex:
         )
         aclient = self.aclient
         targets = check_target_uris(opts.get("target_uri"))
+        # (the generation check find() starts with, before the targets are looked up: a
+        # scope another process wrote since this client last looked was "not there", and
+        # the search answered [] without reaching find())
+        aclient._fresh()
         found = await aclient._io(aclient.store.get, [aclient.resolve(t) for t in targets])
         kept = [t for t, n in zip(targets, found, strict=True) if n is not None]
         if "target_uri" in options and len(kept) < len(targets):
