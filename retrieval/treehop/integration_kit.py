@@ -85,6 +85,7 @@ from .client import (
     AsyncTreehop,
     Treehop,
     _check_query_vector,
+    _unknown_targets,
     scaled_query_row,
 )
 from .client_readers import MIN_SPLIT_FIND_MANY
@@ -102,7 +103,7 @@ from .ingest.markup import html_to_markdown, html_visible_text
 from .ingest.records import IngestRecord, PlacementKwargs
 from .ingest.writer import ProgressCallback
 from .memory import MAX_TURN_CHARS
-from .models import PROVENANCE_KEYS, ContextType, FindResult, MatchedContext
+from .models import PROVENANCE_KEYS, ContextType, FindResult, MatchedContext, Node
 from .redaction import first_few, listed, redact, shown_name
 from .search_options import SearchKwargs
 from .secrets import SECRET_NAME_PARTS
@@ -1553,9 +1554,16 @@ class PassageIndex:
         )
         aclient = self.aclient
         targets = check_target_uris(opts.get("target_uri"))
+        # (the generation check find() starts with, before the targets are looked up: a
+        # scope another process wrote since this client last looked was "not there", and
+        # the search answered [] without reaching find())
+        aclient._fresh()
         found = await aclient._io(aclient.store.get, [aclient.resolve(t) for t in targets])
-        opts["target_uri"] = [t for t, n in zip(targets, found, strict=True) if n is not None]
-        if not opts["target_uri"] or k == 0:
+        kept = [t for t, n in zip(targets, found, strict=True) if n is not None]
+        if "target_uri" in options and len(kept) < len(targets):
+            await self._refuse_unknown_targets(targets, found)
+        opts["target_uri"] = kept
+        if not kept or k == 0:
             return []
         if _overflows_to_readers(self.client):  # (concurrent awaits reach the workers: afind)
             result = await asyncio.to_thread(self.client.find, query, query_vector=vector, **opts)
@@ -1565,6 +1573,21 @@ class PassageIndex:
         if floor is not None:
             hits = [m for m in hits if m.score >= floor]
         return hits
+
+    async def _refuse_unknown_targets(
+        self, targets: Sequence[str], found: Sequence[Node | None]
+    ) -> None:
+        """A caller's ``target_uri`` naming no node is the core's :class:`NotFoundError` (as
+        ``find()``, both retrievers, the CLI and MCP answer it), once anything is stored under
+        the base; before that the scope is empty, not a typo, and the search answers ``[]``.
+        Why: the stores dropped such a target in silence, so ``target_uri="faq.md"`` for a
+        stored ``FAQ.md`` (or a URI with a typo) answered ``[]`` with no hint, where a
+        misspelt filter field is an :class:`InvalidFilterError` naming the stored fields."""
+        aclient = self.aclient
+        missing = [t for t, n in zip(targets, found, strict=True) if n is None]
+        if (await aclient._io(aclient.store.get, [self.passages.base]))[0] is None:
+            return
+        raise _unknown_targets(missing, aclient._escaped_hint(aclient.resolve(missing[0])))
 
     async def checked_k(self, k: object, name: str, directories: bool = False) -> int:
         """``k`` checked as a search's limit (1 to :data:`MAX_LIMIT`), where a larger ``k``

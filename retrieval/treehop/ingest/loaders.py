@@ -522,6 +522,34 @@ def kind_of(path: Path | str) -> str | None:
     return None
 
 
+def _txt_reads_as_rst(name: str, text: str) -> bool:
+    return os.path.splitext(name)[1].lower() in {".txt", ".text"} and looks_like_rst(text)
+
+
+_GIVEN_TEXT_KINDS = frozenset({"text", "rst", "code"})
+
+
+def given_text_kind(name: str, text: str) -> str:
+    """How a text given as text (``add_resource(text, is_text=True)``, a LangChain /
+    LlamaIndex document, a splitter's chunks of one file) is read, by the file name it is
+    stored under: plain text, reST or code as the folder walk reads a file of that name
+    (:func:`kind_of`, a ``.txt`` that looks like reST as reST), anything else as Markdown.
+
+    Why: every such text was read as Markdown, so a ``FAQ.txt`` or a ``.conf`` / ``.py``
+    whose lines start with ``#`` (a shell prompt, ``# chronyd -q ...``; a comment) had them
+    as headings, and the file's title, abstract and chunk titles were a command line
+    (chrony's FAQ added through LlamaIndex's store: ``chronyd -q 'pool pool.ntp.org iburst':
+    Frequently Asked Questions ...``), where the same file added from its folder is titled
+    ``Frequently Asked Questions``. A name with no suffix (an id, ``note``) stays Markdown,
+    and so does HTML: its markup is converted before it gets here."""
+    if not os.path.splitext(name)[1]:
+        return "markdown"
+    kind = kind_of(name)
+    if kind not in _GIVEN_TEXT_KINDS:
+        return "markdown"
+    return "rst" if kind == "text" and _txt_reads_as_rst(name, text) else kind
+
+
 GZIP_SUFFIX = ".gz"
 """A gzip-compressed file is read as the file it holds (``FAQ.gz`` as ``FAQ``,
 ``guide.md.gz`` as Markdown), within the same :data:`MAX_FILE_BYTES` once decompressed. Why:
@@ -911,11 +939,7 @@ def read_file(
     title = ""
     if kind == "html":
         text, title = html_to_markdown(text)
-    elif (
-        kind == "text"
-        and os.path.splitext(name)[1].lower() in {".txt", ".text"}
-        and looks_like_rst(text)
-    ):
+    elif kind == "text" and _txt_reads_as_rst(name, text):
         kind = "rst"  # Sphinx sources are often .txt (Django, CPython)
     if kind in ("text", "markdown", "rst"):
         text = strip_page_navigation(text)

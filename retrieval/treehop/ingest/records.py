@@ -61,7 +61,7 @@ from ..redaction import LISTED_NAMES, shown_name
 from ..stores.embedded import EmbeddedStore
 from ..tagging import ingest as tagger_keys
 from ..validation import check_strings, is_blank, shown_value
-from .loaders import MAX_FILE_BYTES, check_text_size
+from .loaders import MAX_FILE_BYTES, check_text_size, given_text_kind
 from .tree_builder import finalize, segment, summarize
 from .writer import EMBED_BATCH, AddCall, ProgressCallback, to_thread_to_the_end
 
@@ -1300,6 +1300,24 @@ class _IdIndex:
     uris: dict[str, str] = field(default_factory=dict)
     built_at: int = -1
     """``len(store)`` when the index was last built from the store (-1: never)."""
+    seen: tuple[int, int] = (0, 0)
+    """The store's ``(generation, commits)`` at that build (:func:`_others_committed`)."""
+
+
+def _store_counts(store: object) -> tuple[int, int] | None:
+    gen, commits = getattr(store, "generation", None), getattr(store, "commits", None)
+    return (gen, commits) if type(gen) is int and type(commits) is int else None
+
+
+def _others_committed(store: object, seen: tuple[int, int]) -> bool:
+    """Whether another process committed to ``store`` since ``seen`` (an embedded store's
+    generation moved by more than this store object's own commits did). Why: the id
+    index is kept in step with this client's writes and rebuilt on a miss only when the
+    store's size changed; another process's upsert of a new id and delete of another
+    leave the size as it was, and the new id stayed unknown (``get_by_ids`` answered
+    without it) until some later write changed the size."""
+    now = _store_counts(store)
+    return now is not None and now[0] - seen[0] > now[1] - seen[1]
 
 
 _INDEXES: weakref.WeakKeyDictionary[AsyncTreehop, dict[str, _IdIndex]] = weakref.WeakKeyDictionary()
@@ -1359,18 +1377,35 @@ class PassageStore:
             if n.is_leaf and isinstance(n.metadata.get(ID_KEY), str)
         }
         idx.built_at = len(self.client.store)
+        idx.seen = _store_counts(self.client.store) or (0, 0)
         return idx
 
-    def _lookup(self, ids: Sequence[str], *, uris: bool = False) -> dict[str, Node]:
+    def _lookup(
+        self, ids: Sequence[str], *, uris: bool = False, fresh: bool = False
+    ) -> dict[str, Node]:
         """The stored node of each id that exists (checked against the node itself); with
-        ``uris`` (reads and deletes, never a write's plan) a passage's URI names it too."""
+        ``uris`` (reads and deletes, never a write's plan) a passage's URI names it too.
+
+        ``fresh`` (a read outside the write lock, :meth:`aget`): first the consistency check
+        every client call starts with (``AsyncTreehop._fresh``). Why: ``get_by_ids`` /
+        ``get_nodes(node_ids)`` of a long-lived store answered from the generation it last
+        looked at, so after another process's upsert it returned the old text, and after
+        that process's ``delete`` the deleted document, while the same store's searches (which
+        check) no longer found it. (A write's lookups run under the writer lock, which
+        takes the latest commit first.)"""
+        if fresh:
+            self.client._fresh()
         idx = self._index()
         if idx.built_at < 0:
             idx = self._rebuild()
         found = self._verified(ids, idx)
-        if len(found) < len(set(ids)) and idx.built_at != len(self.client.store):
+        store = self.client.store
+        if len(found) < len(set(ids)) and (
+            idx.built_at != len(store) or _others_committed(store, idx.seen)
+        ):
             # Someone wrote around this index (another base, a direct client call): rebuild
-            # once, only on a miss, only when the store changed size since the last build.
+            # once, only on a miss, only when the store changed size or another process
+            # committed since the last build.
             found = self._verified(ids, self._rebuild())
         if uris and len(found) < len(set(ids)):
             found.update(self._by_uri([i for i in ids if i not in found]))
@@ -1417,7 +1452,7 @@ class PassageStore:
     async def aget(self, ids: Sequence[str]) -> list[Node]:
         """The stored passages of ``ids`` that exist, in the order asked (missing ids skipped)."""
         ids = _check_ids(ids)
-        found = await self.client._io(lambda: self._lookup(ids, uris=True))
+        found = await self.client._io(lambda: self._lookup(ids, uris=True, fresh=True))
         # (one node per passage: an id and the URI of the same passage are one document)
         return list({found[i].uri: found[i] for i in dict.fromkeys(ids) if i in found}.values())
 
@@ -1425,6 +1460,7 @@ class PassageStore:
         """Every passage id under the base and its (display) URI."""
 
         def run() -> dict[str, str]:
+            self.client._fresh()
             return {i: self.client.display(u) for i, u in self._rebuild().uris.items()}
 
         return await self.client._io(run)
@@ -1868,7 +1904,11 @@ class PassageStore:
         name = file_uri.rsplit("/", 1)[-1]
         text = "\n\n".join(c.content for c in chunks)
         abstract, overview = await asyncio.to_thread(
-            summarize, self.client.summarizer.summarize_file, name, text, "markdown"
+            summarize,
+            self.client.summarizer.summarize_file,
+            name,
+            text,
+            given_text_kind(name, text),
         )
         common: dict[str, Any] = {}
         if chunks:

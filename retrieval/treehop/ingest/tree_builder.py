@@ -28,6 +28,7 @@ from .loaders import (
     LoadReport,
     check_text_size,
     depth_left,
+    given_text_kind,
     strip_page_navigation,
     walk,
 )
@@ -187,9 +188,8 @@ class TreeBuilder:
             raise IngestError("cannot add an empty text (no visible character)")
         out = BuiltTree()
         text = strip_page_navigation(text)
-        self._file_nodes(
-            LoadedFile(name, text, "markdown"), target_uri, ctype, out, as_uri=target_uri
-        )
+        kind = given_text_kind(name or target_uri.rsplit("/", 1)[-1], text)
+        self._file_nodes(LoadedFile(name, text, kind), target_uri, ctype, out, as_uri=target_uri)
         return out
 
     # -------------------------------------------------------------- internals

@@ -83,6 +83,8 @@ _EMBEDDING = kit.EmbeddingSlot(as_treehop_embedder, "embed_model", "embed_model"
 
 
 _PER_QUERY = ("target_uri", "include_directories", "dense_weight", "score_threshold")
+_QUERY_KWARGS = (*_PER_QUERY, "mmr_threshold", "mmr_prefetch_factor", "mmr_prefetch_k")
+"""What a query takes as keywords (a retriever's ``vector_store_kwargs``)."""
 """The treehop options a query's ``vector_store_kwargs`` may set (see ``aquery``)."""
 
 _QUERY_FIELDS = frozenset(f.name for f in dataclasses.fields(VectorStoreQuery)) - {"mmr_threshold"}
@@ -408,6 +410,7 @@ class TreehopVectorStore(kit.IndexedStore, BasePydanticVectorStore):
         parsed = MetadataFilter.parse(spec) if spec else None
 
         def scan() -> list[Node]:
+            self.aclient._fresh()  # (another process's commits, as a search sees them)
             out = []
             for n in self.aclient.store.iter_nodes(self._passages.base):
                 if not n.is_leaf or ID_KEY not in n.metadata:
@@ -560,7 +563,8 @@ class TreehopVectorStore(kit.IndexedStore, BasePydanticVectorStore):
                 f"query: unknown argument {name!r}: a VectorStoreQuery field, not a keyword "
                 f"(nor a vector_store_kwargs key): VectorStoreQuery({name}=...){how}"
             )
-        reject_extra(kwargs, "query")
+        # (each with the key meant: ``{"target_ur": ...}`` said only "unknown argument(s)")
+        reject_extra(kwargs, "query", _QUERY_KWARGS)
         mode = _check_query(query)
         if mode is not query.mode:  # a plain string naming a mode: the caller's query untouched
             query = dataclasses.replace(query, mode=mode)
