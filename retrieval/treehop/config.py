@@ -132,6 +132,15 @@ class RetrievalConfig(ConfigModel):
     stopped working after an OS upgrade"), context unchanged, every other set identical;
     the heading / first-sentence / anchor set identical. ``False``: such queries take
     document slots unless another rule gives them passages."""
+    question_problem_reports: bool = False
+    """A problem report over documents (``problem_report_passages``'s reader) is read as a
+    question, as an error report is (``question_error_reports``): the question fusion and
+    tree terms (``question_dense_weight``, ``question_context_scale`` and the rest) on top of
+    its passage slots. Why it exists: on the untuned natural-question dev halves that miss the
+    ctx@1000 goal line, the answers find's block loses to flat *dense* are mostly queries
+    find() does not read as questions (bench/README.md, helper quality72: 19 of 32, 8 of
+    them problem reports, from 94 such queries of 668), scored at ``dense_weight`` with the
+    tree context on. Off by default: see that section for the screen."""
     join_adjacent_hits: bool = True
     """A passage slot (a question or sentence over documents) grows across a passage mark
     into the neighbouring passage when that passage holds the document's best hit not yet
