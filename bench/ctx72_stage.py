@@ -96,7 +96,7 @@ def load_causes(path: Path) -> dict[str, dict[str, Any]]:
 def trailing_losses(sets: dict[str, c7.SetRows]) -> list[tuple[str, str, str]]:
     """(set, qid, kind) of every question find's block loses to the set's best flat row, on the
     untuned dev halves where find misses the ctx@1000 goal line (quality70's 91)."""
-    out = []
+    out: list[tuple[str, str, str]] = []
     for name in sorted(sets):
         s = sets[name]
         if name not in ns.HELD_OUT_SETS or name in c7.LEFT_OUT or s.meets("find"):

@@ -1,6 +1,6 @@
 """``RetrievalConfig.question_problem_reports`` (helper quality72): a problem report over
 documents read as a question (the question fusion and tree terms, as an error report is),
-off by default; and the bench's filter for the queries that option can change."""
+on by default; and the bench's filter for the queries that option can change."""
 
 from __future__ import annotations
 
@@ -27,13 +27,16 @@ def _resolved(query: str, roots: list[str], **cfg: object):  # type: ignore[no-u
     return r._resolve(req)
 
 
-def test_a_problem_report_takes_the_question_fusion_only_with_the_option() -> None:
+def test_a_problem_report_takes_the_question_fusion_unless_the_option_is_off() -> None:
     defaults = RetrievalConfig()
-    assert defaults.question_problem_reports is False
-    off = _resolved(REPORT, [f"{R}/docs"])
+    off = _resolved(REPORT, [f"{R}/docs"], question_problem_reports=False)
     assert off.passages and not off.question
     assert off.dense_weight == defaults.dense_weight
-    on = _resolved(REPORT, [f"{R}/docs"], question_problem_reports=True)
+    assert off.context.neighbours == defaults.context_neighbour_weight
+    # problem_report_passages off: a report is any other query, whatever this option says
+    none = _resolved(REPORT, [f"{R}/docs"], problem_report_passages=False)
+    assert not none.question and not none.passages
+    on = _resolved(REPORT, [f"{R}/docs"])
     assert on.question and on.passages
     assert on.dense_weight == defaults.question_dense_weight != defaults.dense_weight
     assert not on.context.active  # question_context_scale 0: the tree terms off
@@ -51,6 +54,6 @@ def test_the_bench_filter_keeps_only_the_queries_the_option_changes() -> None:
     assert not bn.problem_report_only("fatal: unable to access the remote repository")
     assert not bn.problem_report_only("Debugging crashes")
     for q in (REPORT, "Why does fetchmail hang?", "fatal: unable to access the remote"):
-        on = _resolved(q, [f"{R}/docs"], question_problem_reports=True)
-        off = _resolved(q, [f"{R}/docs"])
+        on = _resolved(q, [f"{R}/docs"])
+        off = _resolved(q, [f"{R}/docs"], question_problem_reports=False)
         assert (on.question != off.question) == bn.problem_report_only(q)
