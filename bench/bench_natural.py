@@ -355,6 +355,12 @@ ROWS: tuple[Row, ...] = (
         config={"question_error_reports": False},
     ),
     Row(
+        "find-pr-question",
+        "find problem reports as questions",
+        "find",
+        config={"question_problem_reports": True},
+    ),
+    Row(
         "find-no-problem-reports",
         "find - problem report passages",
         "find",
@@ -769,6 +775,18 @@ def _log(msg: str) -> None:
     print(f"[bench_natural {time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
 
 
+def problem_report_only(text: str) -> bool:
+    """A query ``find()`` reads as a problem report and as nothing it routes first (a question
+    or an error report): the queries ``question_problem_reports`` changes."""
+    from treehop import query_shape
+
+    return (
+        query_shape.is_problem_report(text)
+        and not query_shape.is_question(text)
+        and not query_shape.is_error_report(text)
+    )
+
+
 def evaluate_set(
     nset: ns.NaturalSet,
     rows: Sequence[Row],
@@ -780,6 +798,7 @@ def evaluate_set(
     ranks: list[dict[str, Any]] | None = None,
     chunk_chars: int | None = None,
     config: Mapping[str, Any] | None = None,
+    only_problem_reports: bool = False,
 ) -> list[TableRow]:
     t0 = time.perf_counter()
     with indexed_set(nset, cached, chunk_chars, config) as ix:
@@ -811,6 +830,10 @@ def evaluate_set(
             f"{len(flat.uris)} leaves; {nset.note}"
         )
         dev_qs, test_qs = bt.sampled_halves(nset.questions, max_queries)
+        if only_problem_reports:
+            dev_qs, test_qs = (
+                [q for q in h if problem_report_only(q.text)] for h in (dev_qs, test_qs)
+            )
         picked = {"dev": dev_qs, "test": test_qs}
         embedder.prepare([q.text for h in halves for q in picked[h]])
         counter = CachedCounter(default_token_counter())
@@ -819,6 +842,8 @@ def evaluate_set(
         kinds = sorted({q.kind for q in nset.questions})
         for half in halves:
             qs = picked[half]
+            if not qs:  # (--only-problem-reports: a half without one)
+                continue
             t0 = time.perf_counter()
             runs = run_rows(runner, rows, qs, budgets, counter)
             _log(
@@ -1229,6 +1254,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     ap.add_argument("--max-queries", type=int, default=0, help="N per half (0 = all)")
     ap.add_argument(
+        "--only-problem-reports",
+        action="store_true",
+        help="keep only the queries find() reads as problem reports (not questions, not error "
+        "reports): the only ones a problem-report routing row can change; every other query "
+        "is identical by construction, so a pooled difference counts it as 0",
+    )
+    ap.add_argument(
         "--embedder",
         default="",
         help="MiniLMEmbedder settings for every row, e.g. 'long_text=windows,window_overlap=32' "
@@ -1312,6 +1344,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         "chunk_chars": args.chunk_chars,
         "config": config,
         "max_queries": args.max_queries,
+        "only_problem_reports": args.only_problem_reports,
         "budgets": budgets,
     }
     table: list[TableRow] = []
@@ -1341,6 +1374,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             ranks,
             chunk_chars=args.chunk_chars,
             config=config,
+            only_problem_reports=args.only_problem_reports,
         )
         if args.json:  # after every set: a run stopped midway keeps the sets it finished
             _write_json(args.json, table, notes, settings)

@@ -229,7 +229,9 @@ def test_an_error_report_over_documents_is_read_as_a_question() -> None:
     assert q.question and q.passages
     assert q.dense_weight == defaults.question_dense_weight
     assert not q.context.active
-    off = _resolved(report, [f"{R}/docs"], question_error_reports=False)
+    off = _resolved(
+        report, [f"{R}/docs"], question_error_reports=False, question_problem_reports=False
+    )
     assert not off.question and off.passages  # "unable to access": a problem report
     assert not _resolved(
         report, [f"{R}/docs"], question_error_reports=False, problem_report_passages=False
@@ -243,7 +245,8 @@ def test_an_error_report_over_documents_is_read_as_a_question() -> None:
 def test_a_problem_report_over_documents_takes_passages_and_keeps_its_weights() -> None:
     defaults = RetrievalConfig()
     report = "Fetchmail hangs after the server greeting"
-    p = _resolved(report, [f"{R}/docs"])
+    # (read as a question by default: tests/test_problem_reports_as_questions.py)
+    p = _resolved(report, [f"{R}/docs"], question_problem_reports=False)
     assert p.passages and not p.question
     assert p.dense_weight == defaults.dense_weight
     assert p.context.neighbours == defaults.context_neighbour_weight

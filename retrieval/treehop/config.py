@@ -132,6 +132,25 @@ class RetrievalConfig(ConfigModel):
     stopped working after an OS upgrade"), context unchanged, every other set identical;
     the heading / first-sentence / anchor set identical. ``False``: such queries take
     document slots unless another rule gives them passages."""
+    question_problem_reports: bool = True
+    """A problem report over documents (``problem_report_passages``'s reader) is read as a
+    question, as an error report is (``question_error_reports``): the question fusion and
+    tree terms (``question_dense_weight``, ``question_context_scale`` and the rest) on top of
+    its passage slots. Why: on the untuned natural-question dev halves that miss the ctx@1000
+    goal line, most answers find's block loses to flat *dense* are queries find() did not
+    read as questions (19 of 32; 8 of them problem reports, from 32 such queries of 668),
+    scored at ``dense_weight`` 0.5 with the tree context on, which buried answers flat dense
+    ranks 1-5 (vsftpd's "Help! The built-in vsftpd listener is hanging or crashing!"). A
+    report asks for a cause and a fix as a question does. Only with
+    ``problem_report_passages`` (off, a report is any other query). Measured only on the queries it
+    changes (``bench/bench_natural.py --only-problem-reports``, rows ``find`` vs
+    ``find-pr-question``; every other query resolves identically): nine dev halves
+    ctx@1000 unchanged, nDCG@10 -0.0007 (one fetchmail question); the 80 untuned dev halves
+    +0.0035 ctx@1000 (+0.0008..+0.0067), +0.0034 nDCG@10; pooled over 3,071 questions
+    +0.0029 (+0.0007..+0.0055), 12 up / 3 down, and +0.0027 (+0.0011..+0.0043), 28 / 10
+    (bench/README.md, helper quality72). The heading / first-sentence / anchor set's one
+    problem report (a first sentence) keeps rank 1. ``False``: a problem report keeps the
+    other queries' weights."""
     join_adjacent_hits: bool = True
     """A passage slot (a question or sentence over documents) grows across a passage mark
     into the neighbouring passage when that passage holds the document's best hit not yet

@@ -480,8 +480,14 @@ class HierarchicalRetriever:
     def _resolve(self, req: RetrievalRequest) -> _Query:
         cfg = self.config
         question = self._question_over_documents(req) or (
-            cfg.question_error_reports
-            and is_error_report(req.query.query)
+            (
+                (cfg.question_error_reports and is_error_report(req.query.query))
+                or (
+                    cfg.problem_report_passages
+                    and cfg.question_problem_reports
+                    and is_problem_report(req.query.query)
+                )
+            )
             and self._over_documents(req)
         )
         dense_weight = cfg.dense_weight
