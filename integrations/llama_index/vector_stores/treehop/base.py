@@ -83,9 +83,10 @@ _EMBEDDING = kit.EmbeddingSlot(as_treehop_embedder, "embed_model", "embed_model"
 
 
 _PER_QUERY = ("target_uri", "include_directories", "dense_weight", "score_threshold")
-_QUERY_KWARGS = (*_PER_QUERY, "mmr_threshold", "mmr_prefetch_factor", "mmr_prefetch_k")
-"""What a query takes as keywords (a retriever's ``vector_store_kwargs``)."""
 """The treehop options a query's ``vector_store_kwargs`` may set (see ``aquery``)."""
+_QUERY_KWARGS = (*_PER_QUERY, "mmr_threshold", "mmr_prefetch_factor", "mmr_prefetch_k")
+"""What a query takes as keywords (a retriever's ``vector_store_kwargs``): the hint list of
+an unknown one."""
 
 _QUERY_FIELDS = frozenset(f.name for f in dataclasses.fields(VectorStoreQuery)) - {"mmr_threshold"}
 """``VectorStoreQuery``'s fields, given as a query's keyword (``vector_store_kwargs={"node_ids":
