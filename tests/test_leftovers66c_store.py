@@ -31,7 +31,7 @@ from treehop.stores.base import Scope
 from treehop.stores.embedded import EmbeddedStore
 from treehop.stores.embedded import column_files as emb_columns
 
-from treehop_test_doubles import BagOfWordsEmbedder, clustered_tree
+from treehop_test_doubles import BagOfWordsEmbedder, child_process, clustered_tree
 
 BOUND = 120.0
 """How long any wait of these tests may take before it is a failure (not a hang)."""
@@ -133,7 +133,7 @@ def test_a_small_file_cut_short_during_a_long_call_is_no_sigbus(tmp_path: Path) 
     s.close()
     vectors = l65._vectors(idx)
     assert vectors.stat().st_size < emb_columns._LEASE_BYTES  # (the premise: a small file)
-    out = l65._child(l65._CUT_DURING_A_CALL, str(idx), str(vectors))
+    out = child_process(l65._CUT_DURING_A_CALL, str(idx), str(vectors), timeout=180)
     assert out.returncode == 0, (out.returncode, out.stdout, out.stderr[-2000:])
     lines = out.stdout.split()
     assert "cut" in lines and "no" not in lines, out.stdout  # (the cut landed in the scan)
