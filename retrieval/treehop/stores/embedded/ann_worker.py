@@ -26,6 +26,7 @@ from .column_files import (
     _cut_short,
     _fsync_file,
     _map_read,
+    _map_short,
     _read_arrays,
     _saved_upto,
 )
@@ -407,11 +408,7 @@ class _AnnWorker(_StoreAttributes):
 def _graph_cut(ann: AnnIndex) -> bool:
     """Whether the file of graph view ``ann`` is now shorter than when it was opened."""
     assert ann.mapped is not None
-    mm = ann.mapped[1]
-    try:
-        return mm.size() < len(mm)
-    except (OSError, ValueError):
-        return True
+    return _map_short(ann.mapped[1])
 
 
 def _graph_held(ann: AnnIndex) -> contextlib.AbstractContextManager[None]:

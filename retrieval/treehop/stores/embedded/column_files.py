@@ -646,6 +646,18 @@ def _read_lease(path: str) -> int | None:
     return fd
 
 
+def _map_short(mm: mmap.mmap, need: int | None = None) -> bool:
+    """Whether the file behind map ``mm`` is now shorter than byte ``need`` (default: the
+    map's length), by one ``fstat`` of the map's own descriptor (``mmap.size``); a map
+    whose size cannot be read counts as short. Reading past a file's end through a map is
+    SIGBUS, so every mapped read checks this first (:func:`_map_read`,
+    :meth:`.snapshot._Snap.check_mapped`, the graph view's ``_graph_cut``)."""
+    try:
+        return mm.size() < (len(mm) if need is None else need)
+    except (OSError, ValueError):
+        return True
+
+
 def _cut_short(path: str) -> IndexCorruptError:
     """The error for a mapped file now shorter than its map (see :func:`_map_read`)."""
     return IndexCorruptError(
@@ -676,13 +688,9 @@ def _map_read(path: str, mm: mmap.mmap | None, need: int, nbytes: int) -> Iterat
             if fd is not None:
                 _HELD.add(fd)
     try:
-        if mm is not None:  # (checked after the lease: a cut made before it is seen here)
-            try:
-                short = mm.size() < need
-            except (OSError, ValueError):
-                short = True
-            if short:
-                raise _cut_short(path)
+        # (checked after the lease: a cut made before it is seen here)
+        if mm is not None and _map_short(mm, need):
+            raise _cut_short(path)
         yield
     finally:
         if fd is not None:

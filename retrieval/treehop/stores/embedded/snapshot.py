@@ -27,6 +27,7 @@ from .column_files import (
     _decoded_slices,
     _map_of,
     _map_read,
+    _map_short,
     _PFile,
     _release_pages,
     _VectorRows,
@@ -267,11 +268,7 @@ class _Snap:
         on the file while they last (:meth:`map_read`, helper leftovers65a); short ones
         (a hit's URI, a few rows) are covered by this check alone."""
         for name, mm in self.mapped:
-            try:
-                short = mm.size() < len(mm)
-            except (OSError, ValueError):
-                short = True
-            if short:
+            if _map_short(mm):
                 raise _cut_short(name)
 
     def _read_nodes(self, start: int, end: int) -> bytes:
