@@ -591,6 +591,7 @@ HELD_OUT_SETS = (
     "inn-faq",
     "geda-faq",
     "petsc-faq",
+    "mu4e-faq",
 )
 """Natural-question sets that no screening script reads by default (``--sets`` names them):
 measured once per change as an untuned check of whether a method chosen on the sets above
@@ -14039,6 +14040,106 @@ def petsc_faq_set() -> NaturalSet:
     )
 
 
+# --------------------------------------------------------------------------------------
+# A manual's FAQ appendix in Info, its entries numbered subsections (mu4e)
+# --------------------------------------------------------------------------------------
+
+MU4E_PACKAGE = "mu4e"
+MU4E_INFO = "usr/share/info/mu4e.info.gz"
+"""The mu4e manual (mu4e, the Emacs mail client over ``mu``'s index) as Debian's ``mu4e``
+ships it: one Info file (makeinfo's output), eleven chapters and seven appendices. Its
+appendix C, "FAQ \N{EM DASH} Frequently Asked Questions" ("In this chapter we list a number
+of actual and anticipated questions and their answers"), holds five groups ("General",
+"Retrieving mail", "Reading messages", "Writing messages", "Known issues": ``C.N``
+sections) over 52 numbered entries (``C.N.M`` subsections): "How can I quickly
+delete/move/trash a lot of messages?", "Opening messages is slower than expected - why?",
+and a few stated problems ("IMAP-synchronization and file-name changes")."""
+MU4E_FAQ_TITLE = re.compile(r"\bFAQ\b|Frequently Asked Questions", re.IGNORECASE)
+"""How the FAQ's chapter is found among the manual's chapter files: by its title, not by
+its letter or position."""
+MU4E_LEFT_OUT = ("gnu free documentation license",)
+"""Chapters left out by title: the licence (as Automake's and Autoconf's manuals')."""
+_TEXI_NUMBERED = re.compile(r"^(?:\d+|[A-Z])(?:\.\d+)+\s+")
+"""A Texinfo section number in front of a title (``C.1.3 ``, ``4.2 ``): not what a reader
+asks."""
+
+
+def _texi_title_plain(text: str) -> str:
+    """A heading of an Info manual as a reader types it: its section number gone, then
+    :func:`markdown_plain`."""
+    return markdown_plain(_TEXI_NUMBERED.sub("", _norm(text)))
+
+
+def split_info_faq_chapter(
+    md: str, seen: dict[str, int] | None = None
+) -> tuple[str, list[tuple[str, str, str]]]:
+    """An Info manual's FAQ chapter (markdown, one file of :func:`split_texinfo_chapters`)
+    -> (the chapter without its questions, [(id, question, answer)]), by the cython-faq
+    rule unchanged (:func:`_split_asking_headings`): a heading below the chapter's title
+    asks when its title, the section number taken off (:func:`_texi_title_plain`), ends
+    with "?" and it has text of its own, outside an open question; its answer, kept in the
+    chapter, runs to the next heading of its level or higher. Group sections (``C.1
+    General``: their menus are dropped, so they have no text of their own) and stated
+    problems stay as headings. Fenced code is never read as a heading."""
+    lines = md.split("\n")
+    fenced = _fenced(lines)
+    heads = [
+        (k, m) for k, line in enumerate(lines) if not fenced[k] and (m := _HEADING.match(line))
+    ]
+    return _split_asking_headings(lines, heads, _texi_title_plain, {} if seen is None else seen)
+
+
+def mu4e_faq_set() -> NaturalSet:
+    """The mu4e manual's FAQ (Debian ``mu4e``, :data:`MU4E_INFO`: appendix C, 52 numbered
+    entries under five groups) with every question deleted by the cython-faq rule
+    (:func:`split_info_faq_chapter`: an entry asks when its title ends with "?"), beside the
+    manual's other chapters and appendices, one file each (:func:`info_markdown`,
+    :func:`split_texinfo_chapters`: menus and the index dropped; :data:`MU4E_LEFT_OUT` out).
+    The FAQ chapter is found by its title (:data:`MU4E_FAQ_TITLE`). Ids are the questions'
+    slugs (``mu4e-faq:how-can-i-sign-or-encrypt-messages``). Entries whose answer is under
+    :data:`MIN_ANSWER_WORDS` words are left out and named. Built in stop 71 and measured
+    once, with no change to the retriever: an untuned check (helper heldout81)."""
+    root = ds.fetch_debian_package(MU4E_PACKAGE)
+    info = root / MU4E_INFO
+    if not info.is_file():
+        raise FileNotFoundError(f"no {MU4E_INFO} under {root}")
+    chapters, _ = split_texinfo_chapters(info_markdown(_doc_text(info, "utf-8")))
+    files: dict[str, str] = {}
+    asked: list[NaturalQuestion] = []
+    faq: list[str] = []
+    left_out: list[str] = []
+    for rel, text in chapters.items():
+        title = _norm(text.split("\n", 1)[0].lstrip("#"))
+        if title.lower().endswith(MU4E_LEFT_OUT):
+            left_out.append(title)
+            continue
+        path = f"mu4e/{rel}"
+        if not faq and MU4E_FAQ_TITLE.search(title):
+            files[path], qa = split_info_faq_chapter(text)
+            asked += _faq_questions("mu4e-faq", qa, path)
+            faq.append(path)
+        else:
+            files[path] = text
+    if not faq:
+        raise FileNotFoundError(f"no FAQ chapter in {MU4E_INFO} under {root}")
+    return _judged_package_set(
+        "mu4e-faq",
+        root,
+        files,
+        asked,
+        lambda version, unjudged: (
+            f"mu4e manual FAQ from {MU4E_PACKAGE} {version} ({MU4E_INFO}, Info; the chapter "
+            f"{faq[0]}, {len(asked)} questions deleted by the cython-faq rule: an entry asks "
+            "when its title, the section number off, ends with '?' and it has its own text, "
+            "outside an open question; group titles and stated problems kept) + the "
+            f"manual's other chapters ({len(files) - 1} files; menus and index dropped; "
+            f"left out: {', '.join(left_out) or 'none'}); answer = the text under a question "
+            "up to the next heading of its level or higher; left out, answer under "
+            f"{MIN_ANSWER_WORDS} words: {' | '.join(unjudged) or 'none'}"
+        ),
+    )
+
+
 BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "django-faq": lambda emb: django_faq_set(),
     "gitfaq": lambda emb: gitfaq_set(),
@@ -14131,6 +14232,7 @@ BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "inn-faq": lambda emb: inn_faq_set(),
     "geda-faq": lambda emb: geda_faq_set(),
     "petsc-faq": lambda emb: petsc_faq_set(),
+    "mu4e-faq": lambda emb: mu4e_faq_set(),
     "cranfield": cranfield_set,
     "pytest-derived": lambda emb: pytest_derived_set(),
 }
