@@ -14045,7 +14045,8 @@ def petsc_faq_set() -> NaturalSet:
 # --------------------------------------------------------------------------------------
 
 MU4E_PACKAGE = "mu4e"
-MU4E_INFO = "usr/share/info/mu4e.info.gz"
+MU4E_DOC = "usr/share/info"
+MU4E_INFO = "mu4e.info.gz"
 """The mu4e manual (mu4e, the Emacs mail client over ``mu``'s index) as Debian's ``mu4e``
 ships it: one Info file (makeinfo's output), eleven chapters and seven appendices. Its
 appendix C, "FAQ \N{EM DASH} Frequently Asked Questions" ("In this chapter we list a number
@@ -14090,19 +14091,16 @@ def split_info_faq_chapter(
 
 
 def mu4e_faq_set() -> NaturalSet:
-    """The mu4e manual's FAQ (Debian ``mu4e``, :data:`MU4E_INFO`: appendix C, 52 numbered
-    entries under five groups) with every question deleted by the cython-faq rule
-    (:func:`split_info_faq_chapter`: an entry asks when its title ends with "?"), beside the
-    manual's other chapters and appendices, one file each (:func:`info_markdown`,
+    """The mu4e manual's FAQ (Debian ``mu4e``, :data:`MU4E_INFO` in :data:`MU4E_DOC`:
+    appendix C, 52 numbered entries under five groups) with every question deleted by the
+    cython-faq rule (:func:`split_info_faq_chapter`: an entry asks when its title ends with
+    "?"), beside the manual's other chapters and appendices, one file each (:func:`info_markdown`,
     :func:`split_texinfo_chapters`: menus and the index dropped; :data:`MU4E_LEFT_OUT` out).
     The FAQ chapter is found by its title (:data:`MU4E_FAQ_TITLE`). Ids are the questions'
     slugs (``mu4e-faq:how-can-i-sign-or-encrypt-messages``). Entries whose answer is under
     :data:`MIN_ANSWER_WORDS` words are left out and named. Built in stop 71 and measured
     once, with no change to the retriever: an untuned check (helper heldout81)."""
-    root = ds.fetch_debian_package(MU4E_PACKAGE)
-    info = root / MU4E_INFO
-    if not info.is_file():
-        raise FileNotFoundError(f"no {MU4E_INFO} under {root}")
+    root, _, info = _packaged_doc(MU4E_PACKAGE, MU4E_DOC, MU4E_INFO)
     chapters, _ = split_texinfo_chapters(info_markdown(_doc_text(info, "utf-8")))
     files: dict[str, str] = {}
     asked: list[NaturalQuestion] = []
@@ -14121,14 +14119,15 @@ def mu4e_faq_set() -> NaturalSet:
         else:
             files[path] = text
     if not faq:
-        raise FileNotFoundError(f"no FAQ chapter in {MU4E_INFO} under {root}")
+        raise FileNotFoundError(f"no FAQ chapter in {MU4E_DOC}/{MU4E_INFO} under {root}")
     return _judged_package_set(
         "mu4e-faq",
         root,
         files,
         asked,
         lambda version, unjudged: (
-            f"mu4e manual FAQ from {MU4E_PACKAGE} {version} ({MU4E_INFO}, Info; the chapter "
+            f"mu4e manual FAQ from {MU4E_PACKAGE} {version} ({MU4E_DOC}/{MU4E_INFO}, Info; the "
+            "chapter "
             f"{faq[0]}, {len(asked)} questions deleted by the cython-faq rule: an entry asks "
             "when its title, the section number off, ends with '?' and it has its own text, "
             "outside an open question; group titles and stated problems kept) + the "

@@ -324,7 +324,7 @@ def test_split_info_faq_chapter_property(
 
 def _package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, info: str = INFO) -> Path:
     root = unpacked_package(tmp_path, monkeypatch, ns.MU4E_PACKAGE, "1.8.14-1")
-    write_gz(root / ns.MU4E_INFO, info)
+    write_gz(root / ns.MU4E_DOC / ns.MU4E_INFO, info)
     doc = root / "usr/share/doc/mu4e"
     write_gz(doc / "changelog.Debian.gz", "left out\n")
     write_gz(doc / "NEWS.Debian.gz", "left out\n")
@@ -380,7 +380,7 @@ def test_mu4e_faq_set_halves_are_fixed_and_disjoint(
             "Yes: call mu4e with a prefix argument and it starts quietly.\n\n"
             f"C.1.2 {Q_DIFFER}",
         ).replace(f"C.1.2 {Q_COUNTS}", f"C.1.3 {Q_COUNTS}")
-        write_gz(root / ns.MU4E_INFO, _underlined(more))
+        write_gz(root / ns.MU4E_DOC / ns.MU4E_INFO, _underlined(more))
 
     nsc.assert_halves_survive_an_added_question(ns.mu4e_faq_set, add_question)
 
@@ -389,10 +389,13 @@ def test_mu4e_faq_set_refuses_a_package_without_the_manual_or_its_faq(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     root = _package(tmp_path, monkeypatch)
-    write_gz(root / ns.MU4E_INFO, INFO.replace("Appendix C FAQ — Frequently Asked Questions", ""))
+    write_gz(
+        root / ns.MU4E_DOC / ns.MU4E_INFO,
+        INFO.replace("Appendix C FAQ — Frequently Asked Questions", ""),
+    )
     with pytest.raises(
         FileNotFoundError, match=re.escape("no FAQ chapter in usr/share/info/mu4e.info.gz")
     ):
         ns.mu4e_faq_set()
-    (root / ns.MU4E_INFO).unlink()
-    nsc.assert_refuses_without_faq(ns.mu4e_faq_set, ns.MU4E_INFO)
+    (root / ns.MU4E_DOC / ns.MU4E_INFO).unlink()
+    nsc.assert_refuses_without_faq(ns.mu4e_faq_set, ns.MU4E_INFO)  # names the file
