@@ -195,6 +195,19 @@ def assert_refuses_without_faq(build: Callable[[], Any], missing: str) -> None:
         build()
 
 
+def info_underlined(text: str) -> str:
+    """Each title's underline in an inline Info test file (a run of ``*``, ``=`` or ``-``)
+    made as long as its title, as makeinfo writes it (the title's length is the question's,
+    whatever it is): the Info set tests (emacs, flex, mu4e) write their titles with
+    underlines of any length and let this fit them."""
+    lines = text.split("\n")
+    for i in range(1, len(lines)):
+        under = lines[i]
+        if under and under[0] in "*=-" and under == under[0] * len(under) and lines[i - 1]:
+            lines[i] = under[0] * len(lines[i - 1])
+    return "\n".join(lines)
+
+
 SLUGS_AND_REPEATS = [
     ("same-words", "Same words?"),
     ("dup", "One?"),

@@ -200,18 +200,7 @@ End Tag Table
 """
 
 
-def _underlined(text: str) -> str:
-    """Each title's underline (a run of ``*``, ``=`` or ``-``) made as long as its title,
-    as makeinfo writes it (the title's length is the question's, whatever it is)."""
-    lines = text.split("\n")
-    for i in range(1, len(lines)):
-        under = lines[i]
-        if under and under[0] in "*=-" and under == under[0] * len(under) and lines[i - 1]:
-            lines[i] = under[0] * len(lines[i - 1])
-    return "\n".join(lines)
-
-
-INFO = _underlined(INFO)
+INFO = nsc.info_underlined(INFO)
 ANSWERS = {
     "what-does-m-x-command-mean": (
         "‘M-x COMMAND’ means type ‘M-x’, then type the name of the command, then\n"
@@ -456,7 +445,7 @@ def test_emacs_faq_set_halves_are_fixed_and_disjoint(
         "Use ‘display-line-numbers-mode’ in any buffer you like.\n\n"
         "\x1f\nFile: efaq.info,  Node: Debugging a customization file,",
     ).replace("5.1 How do I debug", "5.2 How do I debug")
-    write_gz(root / ns.EMACS_FAQ, _underlined(more))
+    write_gz(root / ns.EMACS_FAQ, nsc.info_underlined(more))
     nsc.assert_halves_kept(ns.emacs_faq_set, first, dev, test)
 
 

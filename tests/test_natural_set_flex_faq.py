@@ -249,19 +249,8 @@ End Tag Table
 """
 
 
-def _underlined(text: str) -> str:
-    """Each title's underline (a run of ``*``, ``=`` or ``-``) made as long as its title,
-    as makeinfo writes it (the title's length is the question's, whatever it is)."""
-    lines = text.split("\n")
-    for i in range(1, len(lines)):
-        under = lines[i]
-        if under and under[0] in "*=-" and under == under[0] * len(under) and lines[i - 1]:
-            lines[i] = under[0] * len(lines[i - 1])
-    return "\n".join(lines)
-
-
-PART_1 = _underlined(PART_1)
-PART_2 = _underlined(PART_2)
+PART_1 = nsc.info_underlined(PART_1)
+PART_2 = nsc.info_underlined(PART_2)
 INDIRECT = f"{PREAMBLE}\x1f\nIndirect:\nflex.info-1: 1622\nflex.info-2: 9000\n\x1f\nTag Table:\n"
 ANSWERS = {
     "when-was-flex-born": (
@@ -474,7 +463,7 @@ def test_flex_faq_set_halves_are_fixed_and_disjoint(
         "Use the '%option yylineno' option and read 'yylineno'.\n\n"
         "\x1f\nFile: flex.info,  Node: When was flex born?,",
     )
-    write_gz(root / INFO_DIR / "flex.info-2.gz", _underlined(more))
+    write_gz(root / INFO_DIR / "flex.info-2.gz", nsc.info_underlined(more))
     nsc.assert_halves_kept(ns.flex_faq_set, first, dev, test)
 
 

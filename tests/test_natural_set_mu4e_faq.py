@@ -187,18 +187,7 @@ End:
 """
 
 
-def _underlined(text: str) -> str:
-    """Each title's underline (a run of ``*``, ``=`` or ``-``) made as long as its title,
-    as makeinfo writes it (the title's length is the question's, whatever it is)."""
-    lines = text.split("\n")
-    for i in range(1, len(lines)):
-        under = lines[i]
-        if under and under[0] in "*=-" and under == under[0] * len(under) and lines[i - 1]:
-            lines[i] = under[0] * len(lines[i - 1])
-    return "\n".join(lines)
-
-
-INFO = _underlined(INFO)
+INFO = nsc.info_underlined(INFO)
 FAQ_FILE = "mu4e/03-appendix-c-faq-frequently-asked-question.md"
 FILES = {
     "mu4e/00-mu4e-manual.md",
@@ -380,7 +369,7 @@ def test_mu4e_faq_set_halves_are_fixed_and_disjoint(
             "Yes: call mu4e with a prefix argument and it starts quietly.\n\n"
             f"C.1.2 {Q_DIFFER}",
         ).replace(f"C.1.2 {Q_COUNTS}", f"C.1.3 {Q_COUNTS}")
-        write_gz(root / ns.MU4E_DOC / ns.MU4E_INFO, _underlined(more))
+        write_gz(root / ns.MU4E_DOC / ns.MU4E_INFO, nsc.info_underlined(more))
 
     nsc.assert_halves_survive_an_added_question(ns.mu4e_faq_set, add_question)
 
