@@ -436,6 +436,11 @@ change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py
   unchanged; :func:`_sdist_docs_faq` over the package's tree), beside the docs' other pages
   as markdown, the API man pages and release notes out (:func:`petsc_faq_set`). Built in
   stop 70 and measured once: an untuned check (helper heldout78).
+* ``mu4e-faq``: the mu4e manual's FAQ appendix (Debian ``mu4e``, ``mu4e.info.gz``: Info, 52
+  numbered entries under five groups, 45 asking): every question deleted by the cython-faq
+  rule (:func:`split_info_faq_chapter`, the section number off the title), beside the
+  manual's other chapters, the licence out (:func:`mu4e_faq_set`). Built in stop 71 and
+  measured once: an untuned check (helper heldout81).
 * ``xboard-faq``: XBoard and WinBoard's FAQ (Debian ``xboard``, ``FAQ.html``: hand-written
   HTML, ~60 labelled ``<h3>`` questions under four ``<h2>`` groups): every question and the
   contents lists deleted (:func:`split_xboard_faq`), beside the engine protocol page, the
