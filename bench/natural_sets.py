@@ -8827,6 +8827,22 @@ def doxygen_contents_markdown(page_html: str) -> str:
     return page_to_markdown(f"<h1>{html.escape(head)}</h1>{text}")
 
 
+def doxygen_manual_pages(doc: Path, faq: str) -> list[str]:
+    """The pages of a Doxygen-built manual (``doc/*.html``, sorted) beside its FAQ page
+    ``faq``, without Doxygen's generated indexes, per-file pages and source listings
+    (:data:`AVR_LIBC_LEFT_OUT`, :data:`AVR_LIBC_LEFT_OUT_PREFIXES`,
+    :data:`AVR_LIBC_LEFT_OUT_SUFFIXES`): one rule for every Doxygen manual a set reads, so
+    that a second such set takes the pages the first did, not a list fitted to it."""
+    return sorted(
+        p.name
+        for p in doc.glob("*.html")
+        if p.is_file()
+        and p.name not in (faq, *AVR_LIBC_LEFT_OUT)
+        and not p.name.startswith(AVR_LIBC_LEFT_OUT_PREFIXES)
+        and not p.name.endswith(AVR_LIBC_LEFT_OUT_SUFFIXES)
+    )
+
+
 def avr_libc_faq_set() -> NaturalSet:
     """avr-libc's FAQ as Debian's ``avr-libc`` ships it
     (``/usr/share/doc/avr-libc/avr-libc-user-manual/FAQ.html``: ~36 anchored ``<h1>``
@@ -8843,18 +8859,10 @@ def avr_libc_faq_set() -> NaturalSet:
     text, qa = split_avr_libc_faq(_doc_text(faq_path, "utf-8"))
     files = {"FAQ.md": text}
     asked = _faq_questions("avr-libc-faq", qa, "FAQ.md")
-    names = sorted(
-        p.name
-        for p in doc.glob("*.html")
-        if p.is_file()
-        and p.name not in (AVR_LIBC_FAQ, *AVR_LIBC_LEFT_OUT)
-        and not p.name.startswith(AVR_LIBC_LEFT_OUT_PREFIXES)
-        and not p.name.endswith(AVR_LIBC_LEFT_OUT_SUFFIXES)
-    )
     kept, too_long = _add_pages(
         files,
         doc,
-        names,
+        doxygen_manual_pages(doc, AVR_LIBC_FAQ),
         "utf-8",
         AVR_LIBC_MAX_PAGE_CHARS,
         to_markdown=doxygen_contents_markdown,
@@ -13284,9 +13292,8 @@ def netcdf_faq_set() -> NaturalSet:
     question) over the page's text block (:func:`doxygen_textblock_html`: the contents box
     listing the questions is outside it), beside every other page of the manual but
     Doxygen's generated indexes, source listings and per-file pages, left out by avr-libc's
-    rule unchanged (:data:`AVR_LIBC_LEFT_OUT`, :data:`AVR_LIBC_LEFT_OUT_PREFIXES`,
-    :data:`AVR_LIBC_LEFT_OUT_SUFFIXES`; :func:`doxygen_contents_markdown`), each up to
-    :data:`NETCDF_MAX_PAGE_CHARS`. Ids are the questions' slugs
+    rule unchanged (:func:`doxygen_manual_pages`; :func:`doxygen_contents_markdown`),
+    each up to :data:`NETCDF_MAX_PAGE_CHARS`. Ids are the questions' slugs
     (``netcdf-faq:what-is-netcdf``; Doxygen's anchors sit inside the heading, where the
     reading's section ids do not look). Entries whose answer is under
     :data:`MIN_ANSWER_WORDS` words are left out and named. Built in stop 71 and measured
@@ -13295,16 +13302,13 @@ def netcdf_faq_set() -> NaturalSet:
     text, qa = split_zoneminder_faq(doxygen_textblock_html(_doc_text(faq_path, "utf-8")))
     files = {"faq.md": text}
     asked = _faq_questions("netcdf-faq", qa, "faq.md")
-    names = sorted(
-        p.name
-        for p in doc.glob("*.html")
-        if p.is_file()
-        and p.name not in (NETCDF_FAQ, *AVR_LIBC_LEFT_OUT)
-        and not p.name.startswith(AVR_LIBC_LEFT_OUT_PREFIXES)
-        and not p.name.endswith(AVR_LIBC_LEFT_OUT_SUFFIXES)
-    )
     kept, too_long = _add_pages(
-        files, doc, names, "utf-8", NETCDF_MAX_PAGE_CHARS, to_markdown=doxygen_contents_markdown
+        files,
+        doc,
+        doxygen_manual_pages(doc, NETCDF_FAQ),
+        "utf-8",
+        NETCDF_MAX_PAGE_CHARS,
+        to_markdown=doxygen_contents_markdown,
     )
     return _judged_package_set(
         "netcdf-faq",
