@@ -441,6 +441,12 @@ change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py
   rule (:func:`split_info_faq_chapter`, the section number off the title), beside the
   manual's other chapters, the licence out (:func:`mu4e_faq_set`). Built in stop 71 and
   measured once: an untuned check (helper heldout81).
+* ``netcdf-faq``: netCDF's FAQ (Debian ``netcdf-doc``, ``html/faq.html``: one Doxygen page,
+  ~88 ``<h2>`` questions under ``<h1>`` groups): every question deleted by the ZoneMinder
+  reading (:func:`split_zoneminder_faq`, unchanged) over the page's text block, beside the
+  C library manual's other pages, the generated indexes and listings out by avr-libc's rule
+  (:func:`netcdf_faq_set`). Built in stop 71 and measured once: an untuned check (helper
+  heldout80).
 * ``xboard-faq``: XBoard and WinBoard's FAQ (Debian ``xboard``, ``FAQ.html``: hand-written
   HTML, ~60 labelled ``<h3>`` questions under four ``<h2>`` groups): every question and the
   contents lists deleted (:func:`split_xboard_faq`), beside the engine protocol page, the
@@ -597,6 +603,7 @@ HELD_OUT_SETS = (
     "geda-faq",
     "petsc-faq",
     "mu4e-faq",
+    "netcdf-faq",
 )
 """Natural-question sets that no screening script reads by default (``--sets`` names them):
 measured once per change as an untuned check of whether a method chosen on the sets above
@@ -8826,6 +8833,22 @@ def doxygen_contents_markdown(page_html: str) -> str:
     return page_to_markdown(f"<h1>{html.escape(head)}</h1>{text}")
 
 
+def doxygen_manual_pages(doc: Path, faq: str) -> list[str]:
+    """The pages of a Doxygen-built manual (``doc/*.html``, sorted) beside its FAQ page
+    ``faq``, without Doxygen's generated indexes, per-file pages and source listings
+    (:data:`AVR_LIBC_LEFT_OUT`, :data:`AVR_LIBC_LEFT_OUT_PREFIXES`,
+    :data:`AVR_LIBC_LEFT_OUT_SUFFIXES`): one rule for every Doxygen manual a set reads, so
+    that a second such set takes the pages the first did, not a list fitted to it."""
+    return sorted(
+        p.name
+        for p in doc.glob("*.html")
+        if p.is_file()
+        and p.name not in (faq, *AVR_LIBC_LEFT_OUT)
+        and not p.name.startswith(AVR_LIBC_LEFT_OUT_PREFIXES)
+        and not p.name.endswith(AVR_LIBC_LEFT_OUT_SUFFIXES)
+    )
+
+
 def avr_libc_faq_set() -> NaturalSet:
     """avr-libc's FAQ as Debian's ``avr-libc`` ships it
     (``/usr/share/doc/avr-libc/avr-libc-user-manual/FAQ.html``: ~36 anchored ``<h1>``
@@ -8842,18 +8865,10 @@ def avr_libc_faq_set() -> NaturalSet:
     text, qa = split_avr_libc_faq(_doc_text(faq_path, "utf-8"))
     files = {"FAQ.md": text}
     asked = _faq_questions("avr-libc-faq", qa, "FAQ.md")
-    names = sorted(
-        p.name
-        for p in doc.glob("*.html")
-        if p.is_file()
-        and p.name not in (AVR_LIBC_FAQ, *AVR_LIBC_LEFT_OUT)
-        and not p.name.startswith(AVR_LIBC_LEFT_OUT_PREFIXES)
-        and not p.name.endswith(AVR_LIBC_LEFT_OUT_SUFFIXES)
-    )
     kept, too_long = _add_pages(
         files,
         doc,
-        names,
+        doxygen_manual_pages(doc, AVR_LIBC_FAQ),
         "utf-8",
         AVR_LIBC_MAX_PAGE_CHARS,
         to_markdown=doxygen_contents_markdown,
@@ -13241,6 +13256,87 @@ def geda_faq_set() -> NaturalSet:
 
 
 # --------------------------------------------------------------------------------------
+# The FAQ page of a Doxygen-built manual, <h2> questions under <h1> groups (netCDF)
+# --------------------------------------------------------------------------------------
+
+NETCDF_PACKAGE = "netcdf-doc"
+NETCDF_DOC = "usr/share/doc/netCDF/html"
+NETCDF_FAQ = "faq.html"
+"""netCDF's FAQ as Unidata keeps it (the netcdf-c source's ``docs/FAQ.md``, built by Doxygen
+into one page of the C library's manual; Debian's ``netcdf-doc``,
+``/usr/share/doc/netCDF/html/faq.html``): the manual's header, navigation and search box, then
+the page's ``div.contents``: a ``div.toc`` box listing every group and question as links,
+then the ``div.textblock``: ``<h1>`` group titles ("General", "Large File Support",
+"CMake-Related Frequently Asked Questions") over ~88 ``<h2>`` entries, each opening with a
+Doxygen anchor (``<a class="anchor" id="What-Is-netCDF"></a>What Is netCDF?``), most asked
+with "?", a few stated ("What if I want to link against multiple libraries in a
+non-standard location"), one a group title at the questions' level with no text of its own
+("Problems and Bugs"); after the text block the footer. Which heading asks is decided by
+the ZoneMinder rule (:func:`split_zoneminder_faq`), not a list."""
+NETCDF_MAX_PAGE_CHARS = 150_000
+"""A converted page over this stays out and is named (the value the other sets use, not
+chosen for this set)."""
+
+
+def doxygen_textblock_html(page_html: str) -> str:
+    """A Doxygen page's own text as HTML: its ``div.title`` as an ``<h1>``, then its
+    ``div.textblock`` (:data:`_DOXYGEN_TEXT`) without Doxygen's hidden tooltips
+    (:data:`_DOXYGEN_TOOLTIP`). The header, navigation, search box, the ``div.toc`` box of
+    links to the page's sections (the headings again) and the footer lie outside it. A page
+    with no text block gives its title only."""
+    block = _DOXYGEN_TEXT.search(page_html)
+    title = _DOXYGEN_TITLE.search(page_html)
+    head = f"<h1>{html.escape(html_text(title.group(1)))}</h1>" if title else ""
+    return head + (_DOXYGEN_TOOLTIP.sub("", block.group(1)) if block else "")
+
+
+def netcdf_faq_set() -> NaturalSet:
+    """netCDF's FAQ (Debian ``netcdf-doc``, ``html/faq.html``: one Doxygen page, ~88
+    ``<h2>`` questions under ``<h1>`` groups) with every question deleted by the ZoneMinder
+    reading (:func:`split_zoneminder_faq`, unchanged: a heading asks when it ends with "?"
+    or has its own text and at least :data:`ZM_MIN_TITLE_WORDS` words, outside an open
+    question) over the page's text block (:func:`doxygen_textblock_html`: the contents box
+    listing the questions is outside it), beside every other page of the manual but
+    Doxygen's generated indexes, source listings and per-file pages, left out by avr-libc's
+    rule unchanged (:func:`doxygen_manual_pages`; :func:`doxygen_contents_markdown`),
+    each up to :data:`NETCDF_MAX_PAGE_CHARS`. Ids are the questions' slugs
+    (``netcdf-faq:what-is-netcdf``; Doxygen's anchors sit inside the heading, where the
+    reading's section ids do not look). Entries whose answer is under
+    :data:`MIN_ANSWER_WORDS` words are left out and named. Built in stop 71 and measured
+    once, with no change to the retriever: an untuned check (helper heldout80)."""
+    root, doc, faq_path = _packaged_doc(NETCDF_PACKAGE, NETCDF_DOC, NETCDF_FAQ)
+    text, qa = split_zoneminder_faq(doxygen_textblock_html(_doc_text(faq_path, "utf-8")))
+    files = {"faq.md": text}
+    asked = _faq_questions("netcdf-faq", qa, "faq.md")
+    kept, too_long = _add_pages(
+        files,
+        doc,
+        doxygen_manual_pages(doc, NETCDF_FAQ),
+        "utf-8",
+        NETCDF_MAX_PAGE_CHARS,
+        to_markdown=doxygen_contents_markdown,
+    )
+    return _judged_package_set(
+        "netcdf-faq",
+        root,
+        files,
+        asked,
+        lambda version, unjudged: (
+            f"netCDF FAQ from {NETCDF_PACKAGE} {version} (html/faq.html, Doxygen HTML, one "
+            f"page, its text block only; {len(qa)} questions deleted: a heading asks when it "
+            f"ends with '?' or has its own text and {ZM_MIN_TITLE_WORDS}+ words, outside an "
+            "open question; group titles kept) + the manual's other pages "
+            f"({len(kept)} files; Doxygen's generated indexes, source listings, per-file "
+            f"pages and search/ out; left out, over {NETCDF_MAX_PAGE_CHARS} chars: "
+            f"{', '.join(too_long) or 'none'}); images, style sheets, scripts, changelogs "
+            "and copyright out; answer = the text under a question up to the next heading of "
+            f"its level or higher; left out, answer under {MIN_ANSWER_WORDS} words: "
+            f"{' | '.join(unjudged) or 'none'}"
+        ),
+    )
+
+
+# --------------------------------------------------------------------------------------
 # A PyPI project's own FAQ in the documentation sources its sdist ships (Cython)
 # --------------------------------------------------------------------------------------
 
@@ -14237,6 +14333,7 @@ BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "geda-faq": lambda emb: geda_faq_set(),
     "petsc-faq": lambda emb: petsc_faq_set(),
     "mu4e-faq": lambda emb: mu4e_faq_set(),
+    "netcdf-faq": lambda emb: netcdf_faq_set(),
     "cranfield": cranfield_set,
     "pytest-derived": lambda emb: pytest_derived_set(),
 }
