@@ -50,9 +50,7 @@ def test_a_wait_for_good_waits_and_leaves_one_worker(tmp_path: Path, timeout: st
 
 
 @pytest.mark.parametrize("bad", [math.nan, "5", True, b"1", [1], None])
-def test_a_timeout_that_is_no_number_is_refused_typed(
-    tmp_path: Path, bad: object
-) -> None:
+def test_a_timeout_that_is_no_number_is_refused_typed(tmp_path: Path, bad: object) -> None:
     nodes, v = clustered_tree(2, 10, 16)
     s = EmbeddedStore(tmp_path / "idx", ann_min_rows=0, lexical=False)
     s.upsert(nodes, v)
@@ -60,7 +58,7 @@ def test_a_timeout_that_is_no_number_is_refused_typed(
         assert s.wait_ann(timeout=None) is True
     else:
         with pytest.raises(StoreError, match="timeout must be a number of seconds"):
-            s.wait_ann(timeout=bad)
+            s.wait_ann(timeout=bad)  # type: ignore[arg-type]
         assert s.wait_ann(timeout=None) is True  # (nothing left half-done)
     s.close()
 
