@@ -68,7 +68,13 @@ class _NaT(datetime):
         raise ValueError("NaTType does not support timestamp")
 
 
-class _RaisingZone(tzinfo):
+class _Zone(tzinfo):
+    """A zone whose offset is ``hours`` (30: past a day, which ``datetime`` refuses), or
+    whose ``utcoffset`` raises when ``hours`` is None (an unreadable zone database)."""
+
+    def __init__(self, hours: int | None) -> None:
+        self.hours = hours
+
     def tzname(self, dt: datetime | None) -> str:
         return "X"
 
@@ -76,18 +82,9 @@ class _RaisingZone(tzinfo):
         return None
 
     def utcoffset(self, dt: datetime | None) -> timedelta:
-        raise RuntimeError("zone database unreadable")
-
-
-class _DayLongZone(tzinfo):
-    def tzname(self, dt: datetime | None) -> str:
-        return "X"
-
-    def dst(self, dt: datetime | None) -> timedelta | None:
-        return None
-
-    def utcoffset(self, dt: datetime | None) -> timedelta:
-        return timedelta(hours=30)
+        if self.hours is None:
+            raise RuntimeError("zone database unreadable")
+        return timedelta(hours=self.hours)
 
 
 class _NanStamp(datetime):
@@ -108,8 +105,8 @@ class _YearlessDate(date):
 
 NO_TIMES = [
     _NaT(2020, 1, 1),
-    datetime(2020, 1, 1, tzinfo=_RaisingZone()),
-    datetime(2020, 1, 1, tzinfo=_DayLongZone()),
+    datetime(2020, 1, 1, tzinfo=_Zone(None)),
+    datetime(2020, 1, 1, tzinfo=_Zone(30)),
     _NanStamp(2020, 1, 1),
     _TextStamp(2020, 1, 1),
     _YearlessDate(2020, 1, 1),
