@@ -412,7 +412,11 @@ def _join_closes_at_exit() -> None:
 def _close_logged(close: Callable[[], object]) -> None:
     try:
         close()
-    except Exception as exc:  # (nothing to raise it to: the owner is gone)
+    except BaseException as exc:  # (nothing to raise it to: the owner is gone)
+        # (any BaseException too, helper attacks82's open item: this runs only in the
+        # close's own thread, where a plug-in's ``raise KeyboardInterrupt(...)`` or its own
+        # BaseException subclass reached ``threading.excepthook``, which printed the
+        # traceback with its text -- a registered key in it -- to stderr unredacted)
         # (a close that only began as the interpreter exited, past the join above: its
         # pools refuse work; nothing written is lost, so not a warning)
         quiet = _exiting and isinstance(exc, RuntimeError)

@@ -16,7 +16,11 @@ The rule, applied in one linear pass per pattern:
    (``sk-abcd1234...``) does not leak a usable prefix either.
 3. Whatever follows ``Bearer``, ``Authorization:``, ``api_key=``/``"api_key": ...``,
    ``X-Api-Key``, ``X-Security-Token`` and a Volcengine ``Credential=`` is replaced, registered or
-   not: a key that was never registered (read by a user's own client) is still hidden.
+   not: a key that was never registered (read by a user's own client) is still hidden. The
+   ``api_key`` / ``access_key`` / ``secret_key`` names also at the end of a longer word
+   (helper attacks83): ``OPENAI_API_KEY=sk-...`` (an environment line pasted after a
+   command, a ``.env`` file quoted in an error), LangChain's ``openai_api_key=`` and
+   ``AWS_SECRET_ACCESS_KEY=`` were shown whole, their ``_`` no word boundary.
 4. So is the value assigned to a word that *ends* in ``token``, ``secret``, ``password``,
    ``passwd``, ``pwd`` or ``passphrase`` (``token=``, ``access_token = '...'``, ``Pwd=`` of a
    connection string, ``"password": "..."``): an error that quotes a request, a config line
@@ -85,9 +89,9 @@ password and a user-only token whole. Each match starts at a ``://`` and stops a
 ``/``: linear."""
 _HEADER_VALUE = re.compile(
     r"(?i)(\bbearer\s+|\bauthorization\b[\"']?\s*[:=]\s*[\"']?(?:[A-Za-z0-9-]+\s+(?=\S))?"
-    r"|\b(?:x-)?api[-_]?key\b[\"']?\s*[:=]\s*[\"']?"
+    r"|\b(?:x-)?\w*?api[-_]?key\b[\"']?\s*[:=]\s*[\"']?"
     r"|\bx-security-token\b[\"']?\s*[:=]\s*[\"']?"
-    r"|\b(?:access|secret)[-_]?key\b[\"']?\s*[:=]\s*[\"']?"
+    r"|\b\w*?(?:access|secret)[-_]?key\b[\"']?\s*[:=]\s*[\"']?"
     r"|\bcredential=|\bsignature="
     r"|\b\w*?(?:token|secret|password|passwd|pwd|passphrase)\b"
     r"(?:[\"']\s*:\s*[\"']?|\s*=\s*[\"']?))"

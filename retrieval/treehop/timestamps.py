@@ -53,16 +53,15 @@ def to_epoch(value: Any, what: str = "time") -> float:
             # (shown bounded: the repr of a Fraction of 10**5000 raises ValueError)
             raise InvalidQueryError(f"{what} must be finite, got {shown_value(value, 100)}")
         return number
-    if isinstance(value, datetime):
-        dt = value if value.tzinfo is not None else value.replace(tzinfo=UTC)
-        return dt.timestamp()
     if isinstance(value, date):
-        return datetime(value.year, value.month, value.day, tzinfo=UTC).timestamp()
+        return _date_epoch(value, what)
     if isinstance(value, str):
-        text = value.strip()
+        # (``str``'s own strip and a bounded repr: a ``str`` subclass's ``strip`` returning
+        # no text, or a ``__repr__`` that raises, escaped raw; helper attacks83)
+        text = str.strip(value)
         if not text or len(text) > _MAX_ISO:
             raise InvalidQueryError(
-                f"{what}: expected an ISO-8601 date or time, got {value!r:.100}"
+                f"{what}: expected an ISO-8601 date or time, got {shown_value(value)}"
             )
         if text.endswith(("Z", "z")):
             text = text[:-1] + "+00:00"
@@ -71,7 +70,7 @@ def to_epoch(value: Any, what: str = "time") -> float:
         except ValueError as exc:
             raise InvalidQueryError(
                 f"{what}: expected an ISO-8601 date or time (2023-05-08 or "
-                f"2023-05-08T13:56:00Z), got {value!r:.100}"
+                f"2023-05-08T13:56:00Z), got {shown_value(value)}"
             ) from exc
         return to_epoch(parsed, what)
     raise InvalidQueryError(
@@ -132,3 +131,30 @@ def time_range_filter(
     if "gte" in spec and "lt" in spec and spec["gte"] >= spec["lt"]:
         raise InvalidQueryError("since must be earlier than until")
     return spec
+
+
+def _date_epoch(value: date, what: str) -> float:
+    """A ``datetime`` (a naive one as UTC) or a ``date`` (its midnight, UTC) as epoch
+    seconds; a :class:`InvalidQueryError` where it has none.
+
+    Why (helper attacks83): ``dt.timestamp()`` ran as given, so a time that is no time
+    escaped raw: pandas' ``NaT`` (a ``datetime`` subclass: a DataFrame's missing date,
+    ``ValueError: NaTType does not support timestamp``), a ``tzinfo`` whose
+    ``utcoffset`` raises or answers a day or more (``ValueError``), a subclass whose
+    ``timestamp`` raises or answers no finite float (returned as the time)."""
+    try:
+        if isinstance(value, datetime):
+            dt = value if value.tzinfo is not None else value.replace(tzinfo=UTC)
+            seconds = dt.timestamp()
+        else:
+            seconds = datetime(value.year, value.month, value.day, tzinfo=UTC).timestamp()
+    except Exception as exc:
+        raise InvalidQueryError(
+            f"{what} must be a time, got {shown_value(value)} "
+            f"(it has no epoch seconds: {type(exc).__name__})"
+        ) from None
+    if type(seconds) is not float or not math.isfinite(seconds):
+        raise InvalidQueryError(
+            f"{what} must be a time, got {shown_value(value)} (its timestamp() is no finite number)"
+        )
+    return seconds

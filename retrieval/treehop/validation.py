@@ -228,7 +228,10 @@ def exact_real(
     if number is None or not finite(number):
         return number
     held: float | int = float(number) if float_only else number
-    if not _equals(held, given):
+    # (``held == number`` in Python's exact int / float comparison too: a numpy integer
+    # compares with a float *as a float*, so ``np.int64(2**53 + 1)`` equalled the float
+    # next to it and a time was rounded where the same ``int`` is refused; helper attacks83)
+    if not _equals(held, given) or (float_only and not _equals(held, number)):
         holder = "a float" if float_only else "a float or an integer"
         raise error(
             f"{what} must be a number {holder} holds exactly, got {shown_value(given)} "

@@ -1503,6 +1503,25 @@ _SECRET_OPTION = re.compile(
 masked ``--authorization=...`` but ``--authorization Bearer...`` as two words was shown."""
 
 
+_DASHES = "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63\uff0d"
+"""Characters a word processor, a chat client or a web page puts where ``--`` was typed (an
+en or em dash, a minus sign, their full-width forms)."""
+
+
+def _secret_option(word: str) -> bool:
+    """Whether ``word``'s name (before any ``=``) says its value is a credential
+    (:data:`_SECRET_OPTION`), its leading dashes read as ``-`` whatever dash they are and a
+    ``:`` after the name ignored.
+
+    Why (helper attacks83): a command copied from a page that set ``--api-key`` as
+    ``—api-key`` (an em dash; ``–-token`` with an en dash) or from a config line
+    (``--password: ...``) is not an option to argparse, so both words were listed as
+    unknown arguments, the key shown whole."""
+    name = word.partition("=")[0].rstrip(":")
+    dashes = len(name) - len(name.lstrip("-" + _DASHES))
+    return dashes > 0 and _SECRET_OPTION.fullmatch("-" * dashes + name[dashes:]) is not None
+
+
 def _shown_args(words: Sequence[str]) -> str:
     """The unknown arguments as the error lists them: the first :data:`SHOWN_EXTRAS`, each
     :func:`_shown_arg`, then ``and N more``; the value of a credential-named option
@@ -1519,7 +1538,7 @@ def _shown_args(words: Sequence[str]) -> str:
         name, eq, _ = word.partition("=")
         if i in values:
             shown.append(MASK)
-        elif eq and word.startswith("-") and _SECRET_OPTION.fullmatch(name) is not None:
+        elif eq and _secret_option(word):
             shown.append(f"{_shown_arg(name)}={MASK}")
         else:
             shown.append(_shown_arg(word))
@@ -1538,12 +1557,9 @@ def _secret_values(words: Sequence[str]) -> set[int]:
     out: set[int] = set()
     after_secret = False
     for i, word in enumerate(words[:SHOWN_EXTRAS]):
-        name, eq, _ = word.partition("=")
         if after_secret and not word.startswith("--"):
             out.add(i)
-        after_secret = (
-            not eq and word.startswith("-") and _SECRET_OPTION.fullmatch(name) is not None
-        )
+        after_secret = "=" not in word and _secret_option(word)
     return out
 
 

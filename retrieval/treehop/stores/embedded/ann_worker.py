@@ -5,6 +5,7 @@ opened snapshot."""
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import threading
 import time
@@ -16,7 +17,9 @@ import numpy as np
 
 from ...errors import (
     IndexCorruptError,
+    StoreError,
 )
+from ...validation import real, shown_value
 from .. import _ann
 from .. import _checksum as _ck
 from .._ann import AnnIndex, WarmOrphans
@@ -100,10 +103,13 @@ class _AnnWorker(_StoreAttributes):
         graph (searches never need this: rows it does not cover yet are searched exactly).
         Returns whether the graph now covers every row; ``False`` after ``timeout``. Raises
         :class:`IndexCorruptError` when the worker stopped at a file cut short by another
-        program."""
+        program; a ``timeout`` that is no number of seconds (NaN, a string) is a
+        :class:`StoreError` before anything starts, and one past what a thread's join
+        takes (``math.inf``, ``1e300``) waits as ``None`` does (:func:`_wait_seconds`)."""
+        seconds = _wait_seconds(timeout)
         self._paused = False
         self._ann_index(wait=True)
-        end = None if timeout is None else time.monotonic() + timeout
+        end = None if seconds is None else time.monotonic() + seconds
         while True:
             # lag 1: a tail shorter than CATCH_UP_ROWS (which writes leave to the exact scan)
             # is added too; a worker already running with the writes' lag is joined first
@@ -479,3 +485,28 @@ def _start_warm(
         return box[0]
 
     return join
+
+
+def _wait_seconds(timeout: object) -> float | None:
+    """``wait_ann``'s ``timeout`` as seconds to wait (``None``: until the graph is done).
+
+    Why (helper attacks83): ``wait_ann(timeout=math.inf)`` -- how a caller spells "wait for
+    good" -- and any timeout past ``threading.TIMEOUT_MAX`` (about 292 years) reached
+    ``Thread.join`` as it was, whose lock refuses it with ``OverflowError``. That escaped
+    raw, and worse: Python's join, interrupted by the exception while the worker still ran,
+    releases the thread's own state lock and marks it stopped, so ``is_alive()`` said False
+    for a worker still extending the graph; the next call started a second worker on the
+    same graph (``IndexError`` in ``_owners`` from both, then ``terminate called without an
+    active exception``: the process aborted). A time that long is no deadline at all, so it
+    waits as ``None``; NaN, a bool and a non-number are refused typed, a negative one is 0
+    (return at once with what is done), as ``Thread.join`` reads it."""
+    if timeout is None:
+        return None
+    seconds = real(timeout)
+    if seconds is None or (isinstance(seconds, float) and math.isnan(seconds)):
+        raise StoreError(
+            f"timeout must be a number of seconds or None, got {shown_value(timeout, 40)}"
+        )
+    if seconds >= threading.TIMEOUT_MAX:  # (an int past float range is >= it too)
+        return None
+    return float(seconds) if seconds > 0 else 0.0  # (-10**400 has no float)
