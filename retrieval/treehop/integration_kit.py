@@ -412,7 +412,12 @@ def _join_closes_at_exit() -> None:
 def _close_logged(close: Callable[[], object]) -> None:
     try:
         close()
-    except Exception as exc:  # (nothing to raise it to: the owner is gone)
+    except (KeyboardInterrupt, SystemExit):
+        raise  # (a request to stop, not a failure of the close: the thread's own rules)
+    except BaseException as exc:  # (nothing to raise it to: the owner is gone)
+        # (a BaseException that is no Exception -- a plug-in's own, asyncio's CancelledError
+        # -- reached threading's excepthook, which printed its text unredacted: helper
+        # leftovers71a)
         # (a close that only began as the interpreter exited, past the join above: its
         # pools refuse work; nothing written is lost, so not a warning)
         quiet = _exiting and isinstance(exc, RuntimeError)
