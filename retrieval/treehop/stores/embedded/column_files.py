@@ -784,11 +784,20 @@ def _drop_tail(f: Path, size: int) -> None:
 
 def _copy_range(src: int, dst: int, count: int) -> int:
     """Up to ``count`` bytes from ``src``'s position to ``dst``'s (in the kernel where it
-    can: ``copy_file_range``, which shares the blocks on a file system that can)."""
+    can: ``copy_file_range``, which shares the blocks on a file system that can); 0 only at
+    the end of ``src``.
+
+    A ``copy_file_range`` that copies nothing is not taken as the end of the file: some file
+    systems (FUSE ones, network and special ones on older kernels) answer 0 where others
+    refuse with ``EXDEV`` / ``EOPNOTSUPP``, and a save's copy (:func:`_drop_tail`) then
+    failed as "shorter than committed" (helper attacks82's open item; leftovers71a). The
+    step is read and written instead, which tells a real end (``read`` answers 0 too)."""
     step = min(count, 1 << 30)
     if hasattr(os, "copy_file_range"):
         try:
-            return os.copy_file_range(src, dst, step)
+            got = os.copy_file_range(src, dst, step)
+            if got:
+                return got
         except OSError as exc:
             if exc.errno not in (errno.EXDEV, errno.ENOSYS, errno.EINVAL, errno.EOPNOTSUPP):
                 raise
