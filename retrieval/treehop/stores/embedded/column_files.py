@@ -700,7 +700,7 @@ def _map_read(
     if mm is not None and nbytes >= _LEASE_BYTES and _LEASES:
         writers: list[bool] = []
         with _HELD_LOCK:  # (no fork between the open and _HELD: a child would keep the lease)
-            fd = _read_lease(path, writers)
+            fd = _read_lease(path) if written is None else _read_lease(path, writers)
             if fd is not None:
                 _HELD.add(fd)
         if writers and written is not None:
