@@ -412,11 +412,13 @@ def _join_closes_at_exit() -> None:
 def _close_logged(close: Callable[[], object]) -> None:
     try:
         close()
+    except SystemExit:
+        raise  # (a request to end the thread, which threading ends quietly: no failure)
     except BaseException as exc:  # (nothing to raise it to: the owner is gone)
-        # (any BaseException too, helper attacks82's open item: this runs only in the
-        # close's own thread, where a plug-in's ``raise KeyboardInterrupt(...)`` or its own
-        # BaseException subclass reached ``threading.excepthook``, which printed the
-        # traceback with its text -- a registered key in it -- to stderr unredacted)
+        # (a BaseException that is no Exception -- a plug-in's own, asyncio's
+        # CancelledError, a KeyboardInterrupt raised by hand -- reached threading's
+        # excepthook, which printed its text, a registered key in it, unredacted: helpers
+        # attacks83 and leftovers71a; this runs only in the close's own thread)
         # (a close that only began as the interpreter exited, past the join above: its
         # pools refuse work; nothing written is lost, so not a warning)
         quiet = _exiting and isinstance(exc, RuntimeError)

@@ -1548,19 +1548,35 @@ def _shown_args(words: Sequence[str]) -> str:
     return listed
 
 
+_OPTION_SHAPE = re.compile(r"--[a-z][a-z0-9]*(?:[-_][a-z0-9]+)*")
+"""What an option's name looks like (``--api-key``, ``--frobnicate``, ``--hf_token``): lower
+case words joined by single dashes or underscores, at most :data:`_OPTION_SHAPE_CHARS`
+characters with its dashes."""
+_OPTION_SHAPE_CHARS = 40
+
+
 def _secret_values(words: Sequence[str]) -> set[int]:
     """The positions among the first :data:`SHOWN_EXTRAS` ``words`` that are a
     credential-named option's value given as the next word: masked by :func:`_shown_args`,
     and given no "did you mean" hint. A value may start with one dash (a URL-safe base64
     key does one time in 64; helper attacks82: ``--api-key -Xk3...`` was shown whole, and
-    a hint named a dash-led key that looked like an option); a ``--name`` is an option."""
+    a hint named a dash-led key that looked like an option) or two (one time in 4,096:
+    ``--api-key --Xk3_...`` was listed as another unknown option, the key whole; helper
+    leftovers71a); a word after it is taken as another option only when it has an
+    option's shape (:data:`_OPTION_SHAPE`), which a key of mixed case, or longer than any
+    option, has not."""
     out: set[int] = set()
     after_secret = False
     for i, word in enumerate(words[:SHOWN_EXTRAS]):
-        if after_secret and not word.startswith("--"):
+        if after_secret and not _option_shaped(word.partition("=")[0]):
             out.add(i)
         after_secret = "=" not in word and _secret_option(word)
     return out
+
+
+def _option_shaped(name: str) -> bool:
+    """Whether ``name`` (a word before any ``=``) looks like an option's name."""
+    return len(name) <= _OPTION_SHAPE_CHARS and _OPTION_SHAPE.fullmatch(name) is not None
 
 
 _USAGE_ERRORS = (InvalidURIError, InvalidQueryError, InvalidFilterError, InvalidTagError)

@@ -504,6 +504,11 @@ class AnnIndex:
         own map of it is out of reach, so the store checks the file's size through this one
         (``mmap.size()``, an ``fstat`` of its descriptor) before reading the view, and holds
         a read lease on it for the worker's long reads (helper leftovers70b)."""
+        self.guard: Callable[[AnnIndex], contextlib.AbstractContextManager[None]] | None = None
+        """For a view (:attr:`mapped`), what each query's read of usearch's map runs under:
+        the store's check of the file's size and a read lease held for the query's length
+        (``ann_worker._graph_query_held``). A check before the query left the query itself
+        to a cut made meanwhile: SIGBUS inside usearch's search (helper leftovers71a)."""
         self.lock = RWLock()
         self.chunk_rows = CHUNK
         """The rows :meth:`extend` adds under the next hold of the write lock (:func:`next_chunk`;
@@ -846,7 +851,8 @@ class AnnIndex:
         if self.nodes == 0:
             return np.full((qs.shape[0], 0), -1, dtype=np.int64)
         wide = max(k, search_width(self.nodes))
-        got = self.index.search(qs, min(wide, self.nodes), threads=threads)
+        with contextlib.nullcontext() if self.guard is None else self.guard(self):
+            got = self.index.search(qs, min(wide, self.nodes), threads=threads)
         keys = np.asarray(got.keys, dtype=np.uint64).reshape(qs.shape[0], -1)
         if not whole:
             keys = keys[:, :k]

@@ -61,18 +61,19 @@ class _AnnWorker(_StoreAttributes):
                 self._ann = self._load_ann_or_rebuild()
         return self._ann
 
-    def _drop_cut_graph(self, ann: AnnIndex) -> None:
-        """Drop graph view ``ann``, whose file another program cut short (:func:`_graph_cut`):
-        searches go exact until the worker has rebuilt it from the vectors, as for a graph
-        found damaged at its load (:meth:`_load_ann_or_rebuild`; ``ann_damaged`` says why),
-        and the next save writes a new file."""
+    def _drop_cut_graph(self, ann: AnnIndex, why: str | None = None) -> None:
+        """Drop graph view ``ann``, whose file another program cut short (:func:`_graph_cut`)
+        or opened for writing (``why``, a query's :class:`_GraphCut`): searches go exact
+        until the worker has rebuilt it from the vectors, as for a graph found damaged at its
+        load (:meth:`_load_ann_or_rebuild`; ``ann_damaged`` says why), and the next save
+        writes a new file."""
         assert ann.mapped is not None
         with self._ann_load_lock:
             if self._ann is not ann:
                 return  # (dropped already, or replaced by the worker's in-memory copy)
             self._ann = None
             self._ann_file = None
-            self.ann_damaged = str(_cut_short(ann.mapped[0]))
+            self.ann_damaged = why or str(_cut_short(ann.mapped[0]))
         self._ann_kick()
 
     def _start_ann_load(self) -> None:
@@ -341,6 +342,7 @@ class _AnnWorker(_StoreAttributes):
                 swept=None if swept is None else int(swept),
                 owner=owner,
             )
+            ann.guard = _graph_query_held  # (each search's read of the view: leftovers71a)
             warm, self._warm_orphans = self._warm_orphans, None
             if warm is not None:  # (a graph opened after the open's warm-up)
                 ann.adopt_orphans(warm)
@@ -425,6 +427,46 @@ def _graph_held(ann: AnnIndex) -> contextlib.AbstractContextManager[None]:
         return contextlib.nullcontext()
     path, mm = ann.mapped
     return _map_read(path, mm, len(mm), max(len(mm), _LEASE_BYTES))
+
+
+class _GraphCut(IndexCorruptError):
+    """Graph view ``ann``'s file found cut short by the check a query makes under its read
+    lease (:func:`_graph_query_held`): the search that meets it drops the graph
+    (:meth:`_AnnWorker._drop_cut_graph`) and answers exactly, as one that finds the cut
+    before it starts does; it never reaches a caller."""
+
+    def __init__(self, ann: AnnIndex, path: str, written: bool = False) -> None:
+        super().__init__(
+            f"{path}: opened for writing by another program while the index is open (its "
+            "files are never written in place); the graph is rebuilt from the vectors"
+            if written
+            else str(_cut_short(path))
+        )
+        self.ann = ann
+
+
+def _graph_query_held(ann: AnnIndex) -> contextlib.AbstractContextManager[None]:
+    """:attr:`AnnIndex.guard` of a view: each query's read of usearch's map holds a read
+    lease on the file for the query's length (a query takes ~0.1-100 ms; the lease ~10 us),
+    so another program's ``truncate`` waits for it (or fails at once when it opens
+    non-blocking, as coreutils' does), and the size checked after the lease is taken sees a
+    cut made before it: :class:`_GraphCut`.
+
+    Why (helper leftovers71a): ``_ann_index``'s check before a search left the search itself
+    (C++, the GIL released, in any thread) to a cut made meanwhile; 4 threads searching while
+    ``truncate -s 0`` cut the file: SIGBUS (``tests/test_leftovers71a_graph.py``). Where no
+    lease can be had (no leases on the platform or file system, a file not this user's) the
+    check alone remains, as for a column file's read."""
+    assert ann.mapped is not None
+    path, mm = ann.mapped
+    return _map_read(
+        path,
+        mm,
+        len(mm),
+        max(len(mm), _LEASE_BYTES),
+        cut=lambda p: _GraphCut(ann, p),
+        written=lambda p: _GraphCut(ann, p, written=True),
+    )
 
 
 def _kept_owner(owner: IntArray, kept: int) -> IntArray:

@@ -37,6 +37,7 @@ from ..base import (
     check_search_args,
     unique_inverse,
 )
+from .ann_worker import _GraphCut
 from .attributes import _StoreAttributes
 from .layout import (
     _CTYPE_CODE,
@@ -374,19 +375,22 @@ class _SearchPaths(_StoreAttributes):
         if rows is not None and rows.size == 0:
             return [[] for _ in range(qs.shape[0])]
         if self._ann_usable(s, rows) and (ann := self._ann_index(wait=False)) is not None:
-            if dense_weight >= 1.0 or not any(texts):
-                return self._ann_batch(s, qs, scope, rows, limit, ann)
-            # one graph call for the whole batch (usearch splits it over two threads)
-            fetch = max(4 * limit, 64)
-            ann.lock.acquire_read()
             try:
-                labels = ann.query_many(qs, fetch, min(2, self.ann_threads))
-            finally:
-                ann.lock.release_read()
-            return [
-                self._search(s, q, scope, limit, t, dense_weight, None, labels[i])
-                for i, (q, t) in enumerate(zip(qs, texts, strict=True))
-            ]
+                if dense_weight >= 1.0 or not any(texts):
+                    return self._ann_batch(s, qs, scope, rows, limit, ann)
+                # one graph call for the whole batch (usearch splits it over two threads)
+                fetch = max(4 * limit, 64)
+                ann.lock.acquire_read()
+                try:
+                    labels = ann.query_many(qs, fetch, min(2, self.ann_threads))
+                finally:
+                    ann.lock.release_read()
+                return [
+                    self._search(s, q, scope, limit, t, dense_weight, None, (ann, labels[i]))
+                    for i, (q, t) in enumerate(zip(qs, texts, strict=True))
+                ]
+            except _GraphCut as cut:  # (the graph's file cut short: exactly, below)
+                self._drop_cut_graph(cut.ann, str(cut))
         if dense_weight >= 1.0 or not any(texts):
             return self._batch_dense(s, qs, scope, rows, limit)
         if rows is None or rows.size * 8 > s.n:
@@ -448,11 +452,15 @@ class _SearchPaths(_StoreAttributes):
         if ann is None:
             return one_by_one()
         lexical = self.lexical is not None and dense_weight < 1.0 and any(texts)
-        if not lexical:
-            return self._ann_batch(
-                s, qs, scope, rows, limit, ann, columns=True, keep=(texts, dense_weight)
-            )
-        return self._hybrid_batch(s, qs, texts, scope, rows, limit, dense_weight, ann)
+        try:
+            if not lexical:
+                return self._ann_batch(
+                    s, qs, scope, rows, limit, ann, columns=True, keep=(texts, dense_weight)
+                )
+            return self._hybrid_batch(s, qs, texts, scope, rows, limit, dense_weight, ann)
+        except _GraphCut as cut:  # (the graph's file cut short: each query exactly)
+            self._drop_cut_graph(cut.ann, str(cut))
+            return one_by_one()
 
     def _hybrid_batch(
         self,
@@ -611,7 +619,7 @@ class _SearchPaths(_StoreAttributes):
         query_text: str | None,
         dense_weight: float,
         precomputed: F32 | None,
-        prefetched: npt.NDArray[Any] | None = None,
+        prefetched: tuple[AnnIndex, npt.NDArray[Any]] | None = None,
     ) -> list[ScoredNode]:
         found = self._search_top(
             s, q, scope, limit, query_text, dense_weight, precomputed, prefetched
@@ -627,7 +635,7 @@ class _SearchPaths(_StoreAttributes):
         query_text: str | None,
         dense_weight: float,
         precomputed: F32 | None,
-        prefetched: npt.NDArray[Any] | None = None,
+        prefetched: tuple[AnnIndex, npt.NDArray[Any]] | None = None,
     ) -> _Found | None:
         """The search up to its best positions: (candidate rows, positions of the best
         ``limit`` in them, unordered, combined scores, dense scores, lexical scores, the
@@ -639,17 +647,20 @@ class _SearchPaths(_StoreAttributes):
         skey, wide, (eligible, matches) = self._scope_masks(s, scope, rows)
         ann = None
         if precomputed is None and self._ann_usable(s, rows):
-            ann = self._ann_candidates(
-                s,
-                q,
-                rows,
-                eligible,
-                limit,
-                query_text,
-                dense_weight,
-                prefetched,
-                skey if wide else None,
-            )
+            try:
+                ann = self._ann_candidates(
+                    s,
+                    q,
+                    rows,
+                    eligible,
+                    limit,
+                    query_text,
+                    dense_weight,
+                    prefetched,
+                    skey if wide else None,
+                )
+            except _GraphCut as cut:  # (the graph's file cut short: exactly, below)
+                self._drop_cut_graph(cut.ann, str(cut))
         lexical = self.lexical if query_text and dense_weight < 1.0 else None
         key = _scored_key(q, query_text, dense_weight, lexical=lexical is not None)
         kept = None
@@ -1386,7 +1397,7 @@ class _SearchPaths(_StoreAttributes):
         limit: int,
         query_text: str | None,
         dense_weight: float,
-        prefetched: npt.NDArray[Any] | None = None,
+        prefetched: tuple[AnnIndex, npt.NDArray[Any]] | None = None,
         cache_key: tuple[Any, ...] | None = None,
     ) -> tuple[IntArray, F32] | None:
         """Candidates from HNSW (rows it covers) plus every eligible row written after it was
@@ -1402,6 +1413,10 @@ class _SearchPaths(_StoreAttributes):
         ann = self._ann_index(wait=False)
         if ann is None:
             return None
+        if prefetched is not None and prefetched[0] is not ann:
+            # (the batch's graph since dropped -- its file cut short -- and another built:
+            # its labels are not this graph's; leftovers71a)
+            prefetched = None
         full = _full_mask(s, rows, eligible, cache_key)
         # over-fetch by the share of the index the scope admits (4x when unknown), so that
         # enough eligible rows come back without a second graph query
@@ -1413,8 +1428,8 @@ class _SearchPaths(_StoreAttributes):
             # read under the lock: the worker adds a chunk and moves ``upto`` together
             upto, count = min(ann.upto, s.n), ann.count
             while True:
-                if prefetched is not None and prefetched.size >= min(fetch, count):
-                    got = prefetched
+                if prefetched is not None and prefetched[1].size >= min(fetch, count):
+                    got = prefetched[1]
                 else:
                     got = ann.query(q, min(fetch, count))
                 got = got[got >= 0]
