@@ -532,12 +532,32 @@ class ShownField:
 
     Why in the core: a filter on a shown key must match the value shown (:func:`show_fields`),
     and the display and the filter read the one rule here, so they cannot drift apart.
+
+    ``uri``: where neither holds a value, the integration shows the node's URI (or a part
+    of it) instead of nothing, so every result has the key (helper leftovers71b: a
+    ``format_docs`` reading ``metadata["source"]`` raised ``KeyError`` over a text added
+    with no ``name=``). The DSL has no field holding the URI, so there a filter reads the
+    key as *present* (``empty`` false, ``not_empty`` true: :meth:`uri_leaf`) and every other
+    leaf on the stored (empty) key: a value test never matches the URI shown (``target_uri``
+    selects by it).
     """
 
     key: str
     over: tuple[str, ...]
     fallback: str
     when: str
+    uri: bool = False
+
+    def uri_leaf(self, leaf: Mapping[str, Any]) -> dict[str, Any]:
+        """``leaf`` as evaluated where nothing is stored (every ``over`` and ``when`` empty).
+
+        With :attr:`uri` the key shows the URI there, a value: ``empty`` is false and
+        ``not_empty`` true, written on ``when`` (empty in that case); other leaves as given."""
+        if self.uri and leaf.get("op") == "empty":
+            return {"op": "not_empty", "field": self.when}
+        if self.uri and leaf.get("op") == "not_empty":
+            return {"op": "empty", "field": self.when}
+        return dict(leaf)
 
     def falls_back(self, metadata: Mapping[str, Any]) -> bool:
         """Whether ``metadata`` shows ``fallback``'s value under ``key``."""
@@ -565,7 +585,10 @@ class ShownField:
                         {**leaf, "field": self.fallback},
                     ],
                 },
-                {"op": "and", "conds": [*none, {"op": "empty", "field": self.when}, dict(leaf)]},
+                {
+                    "op": "and",
+                    "conds": [*none, {"op": "empty", "field": self.when}, self.uri_leaf(leaf)],
+                },
             ],
         }
 
@@ -624,6 +647,11 @@ def show_fields(
     if not named:
         return spec
     cases = {(by_key[k].over, by_key[k].when) for k in named}
+    # (a key showing the URI where nothing is stored reads ``empty`` / ``not_empty`` there
+    # as present: ShownField.uri_leaf. Only a filter holding such a leaf is written a third
+    # time, for that case)
+    on_uri = walk(spec, lambda f, leaf: f.uri_leaf(leaf))
+    third = on_uri != spec
     if len(cases) == 1:
         ((over, when),) = cases
         # (the text the rewrite below holds, counted as _validate counts it: the filter twice,
@@ -632,7 +660,8 @@ def show_fields(
         # leftovers70a): a `source` filter of 8 M to 16 M characters was refused only by the
         # rewrite's parse, with advice ($in, nest less) that cannot shorten a text)
         renamed_text = sum(n * (len(by_key[k].fallback) - len(k)) for k, n in named.items())
-        read = 2 * written + renamed_text + 2 * (sum(map(len, over)) + len(when))
+        copies = 3 if third else 2
+        read = copies * written + renamed_text + copies * (sum(map(len, over)) + len(when))
         if read > MAX_FILTER_TEXT_CHARS:
             raise _too_much_text(
                 f" as it is evaluated: {written:,} as written, {read:,} on the shown "
@@ -641,13 +670,10 @@ def show_fields(
                 f"key(s) {', '.join(sorted({repr(by_key[k].fallback) for k in named}))} "
                 "directly to count it once"
             )
-        stays = {
-            "op": "or",
-            "conds": [
-                *({"op": "not_empty", "field": o} for o in over),
-                {"op": "empty", "field": when},
-            ],
-        }
+        own: list[Mapping[str, Any]] = [{"op": "not_empty", "field": o} for o in over]
+        stays: Mapping[str, Any] = {"op": "or", "conds": [*own, {"op": "empty", "field": when}]}
+        if third:
+            stays = own[0] if len(own) == 1 else {"op": "or", "conds": own}
         falls = {
             "op": "and",
             "conds": [
@@ -656,13 +682,14 @@ def show_fields(
             ],
         }
         renamed = walk(spec, lambda f, leaf: {**leaf, "field": f.fallback})
-        out: Mapping[str, Any] = {
-            "op": "or",
-            "conds": [
-                {"op": "and", "conds": [stays, dict(spec)]},
-                {"op": "and", "conds": [falls, renamed]},
-            ],
-        }
+        conds: list[Mapping[str, Any]] = [
+            {"op": "and", "conds": [stays, dict(spec)]},
+            {"op": "and", "conds": [falls, renamed]},
+        ]
+        if third:
+            nothing = [*({"op": "empty", "field": o} for o in over), {"op": "empty", "field": when}]
+            conds.append({"op": "and", "conds": [*nothing, on_uri]})
+        out: Mapping[str, Any] = {"op": "or", "conds": conds}
         how = "the filter written once for each: two more levels, twice the objects"
     else:
         out = walk(spec, lambda f, leaf: f.rewrite(leaf))
