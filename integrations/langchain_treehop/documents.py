@@ -25,7 +25,7 @@ from langchain_core.documents import Document
 from treehop import MatchedContext
 from treehop import integration_kit as kit
 from treehop.errors import IngestError, InvalidQueryError
-from treehop.filters import ShownField
+from treehop.filters import ShownField, is_empty_value
 from treehop.ingest.records import HIDDEN_FIELDS, IngestRecord, PlacementKwargs
 from treehop.integration_kit import TreehopClient
 from treehop.models import PROVENANCE_KEYS as CORE_PROVENANCE_KEYS
@@ -37,9 +37,14 @@ CONTENT_FIELDS: tuple[str, ...] = ("auto", "abstract", "overview", "content")
 
 PROVENANCE_KEYS = CORE_PROVENANCE_KEYS
 """Metadata keys every returned ``Document`` has; they override node metadata of that name."""
-SOURCE = ShownField("source", over=("source",), fallback="source_path", when="source_path")
+SOURCE = ShownField(
+    "source", over=("source",), fallback="source_path", when="source_path", uri=True
+)
 """``metadata["source"]`` as every retrieved Document shows it: the stored ``source``, else
-the ``source_path`` the writer stored (the retriever's filters on ``source`` match it)."""
+the ``source_path`` the writer stored (the retriever's filters on ``source`` match it), else
+the node's URI (a text added with no ``name=``, a memory: every retrieved Document has a
+``source``; a filter reads it there as present, its value as the stored none:
+:attr:`~treehop.filters.ShownField.uri`)."""
 
 # The fallback order of each content_field: the chosen text first, then the next richer one,
 # so page_content is never empty when the node has any text at all.
@@ -93,6 +98,14 @@ def context_to_document(hit: MatchedContext, content_field: str = "auto") -> Doc
         # reading ``d.metadata["source"]`` failed with KeyError over such a tree. The
         # retriever's filter on ``source`` reads the same rule (``SOURCE``).
         own["source"] = own["source_path"]
+    elif is_empty_value(own.get("source")):
+        # Nothing names a file (a text added with no ``name=``, a memory, a skill's
+        # directory, a knowledge source's hit): the node's URI, which ``metadata["uri"]``
+        # carries too. Why (helper leftovers71b): ``format_docs`` reading
+        # ``d.metadata["source"]`` raised KeyError over a store holding one such text. A
+        # filter on ``source`` reads the key as present here and its value as none (``SOURCE``:
+        # the filter DSL has no field holding the URI); ``target_uri`` selects by it.
+        own["source"] = hit.uri
     metadata = {**own, **provenance_metadata(hit)}
     return Document(id=hit.uri, page_content=page_content_of(hit, content_field), metadata=metadata)
 

@@ -11,6 +11,11 @@ exactly (never loosened):
   ``empty``. The one difference: treehop counts a key stored with ``null``, ``""`` or ``[]``
   as absent (PGVector's ``metadata ? key`` counts it present). Why: users bring these
   filters from those stores, and "unknown operator" sent them to the DSL for one condition;
+- Chroma's ``$contains`` / ``$not_contains`` on a metadata field: ``{"tags": {"$contains":
+  "ops"}}`` keeps a document whose list field has the item ``"ops"`` (Chroma's array
+  metadata), and one whose string field has ``"ops"`` inside it (LlamaIndex's ``CONTAINS``,
+  Python's ``value in field``, which treehop's LlamaIndex filters take: a string field
+  Chroma does not search); a number or bool is an item of a list (or equals a number field);
 - ``{"$and": [...]}``, ``{"$or": [...]}``.
 
 A dict with an ``"op"`` key is treehop's own DSL (:mod:`treehop.filters`) and passes through.
@@ -36,7 +41,12 @@ from typing import Any
 import numpy as np
 
 from treehop.errors import InvalidFilterError
-from treehop.filters import MAX_FILTER_DEPTH, MAX_FILTER_NODES, MetadataFilter
+from treehop.filters import (
+    MAX_FILTER_DEPTH,
+    MAX_FILTER_NODES,
+    MAX_TEXT_MATCH_CHARS,
+    MetadataFilter,
+)
 from treehop.integration_kit import datetime64_value, number_text_hint, shown_name
 from treehop.validation import real, shown_value
 
@@ -175,9 +185,9 @@ def _no_none(key: str, op: str) -> InvalidFilterError:
     )
 
 
-_SUBSTRING_OPS = frozenset({"$like", "$ilike", "$contains", "$regex", "$text_match"})
+_SUBSTRING_OPS = frozenset({"$like", "$ilike", "$regex", "$text_match"})
 """Operators other stores take for a part of a string (PGVector's ``$like`` / ``$ilike``,
-Chroma's ``$contains`` on the document text, MongoDB's ``$regex``): the refusal names the
+MongoDB's ``$regex``): the refusal names the
 DSL's ``text_match``, the substring filter treehop has. Not translated: a ``LIKE`` pattern
 or a regex is a substring only in its ``%word%`` form."""
 
@@ -192,6 +202,37 @@ def _substring_hint(key: str, op: object) -> str:
         f"'field': {shown_name(key)}, 'value': 'word'{fold}}} "
         "(a string value containing the word; not a pattern)"
     )
+
+
+def _contains(key: str, op: str, value: Any) -> dict[str, Any]:
+    """``$contains`` / ``$not_contains``: ``value in <the field>`` (or its negation).
+
+    A text is an item of a list field (Chroma's array metadata, where the operator exists
+    in LangChain's stores) or a substring of a string field (LlamaIndex's ``CONTAINS``):
+    the DSL's ``text_match`` with ``whole_items``, Python's ``in``, as the LlamaIndex
+    package translates ``CONTAINS``. A number or bool is an item of a list field (``must``,
+    which also matches a number field equal to it). Why (helper leftovers71b): the
+    operator was refused with advice to write the DSL, where a Chroma user's
+    ``{"tags": {"$contains": "ops"}}`` has one meaning treehop can keep. An empty text is
+    refused (it is inside every string: the filter would drop only the non-strings), and
+    so is one longer than the DSL's ``text_match`` bound, by this operator's name."""
+    item = _scalar(key, op, value)
+    negated = op == "$not_contains"
+    if not isinstance(item, str):
+        return {"op": "must_not" if negated else "must", "field": key, "conds": [item]}
+    if not item:
+        raise InvalidFilterError(
+            f"filter {shown_name(key)} {op}: an empty text is inside every string, so it "
+            f"filters nothing out of a string field; leave it out, or keep the documents "
+            f"with a value: {{{shown_name(key)}: {{'$exists': True}}}}"
+        )
+    if str.__len__(item) > MAX_TEXT_MATCH_CHARS:
+        raise InvalidFilterError(
+            f"filter {shown_name(key)} {op}: compares a text of at most "
+            f"{MAX_TEXT_MATCH_CHARS} characters (it is searched inside every string value)"
+        )
+    op_out = "text_match_not" if negated else "text_match"
+    return {"op": op_out, "field": key, "value": item, "whole_items": True}
 
 
 def _scalar(key: str, op: str, value: Any) -> Any:
@@ -249,13 +290,16 @@ def _field(key: str, cond: Any) -> dict[str, Any]:
                 )
             low, high = (_bound(key, op, v, given=value) for v in low_high)
             parts.append({"op": "range", "field": key, "gte": low, "lte": high})
+        elif op in ("$contains", "$not_contains"):
+            parts.append(_contains(key, op, value))
         elif op in _RANGE:
             ranges[_RANGE[op]] = _bound(key, op, value)
         else:
             hint = _substring_hint(key, op)
             raise InvalidFilterError(
                 f"filter {shown_name(key)}: unknown operator {shown_name(op)} (supported: $eq, "
-                f"$ne, $gt, $gte, $lt, $lte, $in, $nin, $exists, $between){hint}"
+                f"$ne, $gt, $gte, $lt, $lte, $in, $nin, $exists, $between, $contains, "
+                f"$not_contains){hint}"
             )
     if ranges:
         parts.append({"op": "range", "field": key, **ranges})
@@ -311,7 +355,8 @@ def _made(made: list[int]) -> None:
 
 _DICT_EXAMPLE = (
     'a dict such as {"source": "a.md"} or {"start_index": {"$lt": 800}} '
-    "($eq $ne $gt $gte $lt $lte $in $nin $exists $between, $and / $or) or treehop's filter DSL"
+    "($eq $ne $gt $gte $lt $lte $in $nin $exists $between $contains $not_contains, $and / $or) "
+    "or treehop's filter DSL"
 )
 
 

@@ -990,11 +990,19 @@ class AsyncTreehop:
         else:
             hits = await self._io(self._postprocess, qr.matched_contexts, call.opts, roots)
         if not hits and call.targets:
-            await self._io(self._hint_empty_leaf_targets, roots, call.opts)
+            await self._io(
+                self._hint_empty_leaf_targets, roots, call.opts, "find", 1, 1, call.ctype
+            )
         return self._to_find_result(hits, [qr], None)
 
     def _hint_empty_leaf_targets(
-        self, roots: list[str], opts: SearchOptions, what: str = "find", empty: int = 1, of: int = 1
+        self,
+        roots: list[str],
+        opts: SearchOptions,
+        what: str = "find",
+        empty: int = 1,
+        of: int = 1,
+        ctype: ContextType | None = None,
     ) -> str | None:
         """Log why a find scoped to files or chunks answered nothing (the ``treehop``
         logger, WARNING), and answer the message (``None`` where there is nothing to say).
@@ -1002,7 +1010,10 @@ class AsyncTreehop:
         who gave a page's URI meaning "around this page" got ``[]`` and no word why. A
         target that names nothing is a :class:`NotFoundError` before this; a directory that
         matches nothing is an ordinary empty answer. ``what``: the call (``find`` /
-        ``find_many``), ``empty`` of ``of`` its queries answered nothing."""
+        ``find_many``), ``empty`` of ``of`` its queries answered nothing; ``ctype`` the
+        call's context type, named after the targets as the scope searched (it keeps only
+        the targets of that type: ``roots`` are those, so a target it left out is not
+        named as searched; helper leftovers71b: MCP ``find``'s hint was told ``None``)."""
         leaves = [
             n.uri
             for n in self.store.get(roots)
@@ -1017,6 +1028,8 @@ class AsyncTreehop:
         under = f" under {' and '.join(why)}" if why else ""
         count = f" for {empty} of {of} queries" if of > 1 else ""
         shown = ", ".join(self.display(u)[:200] for u in leaves[:3])
+        if ctype is not None:  # (the scope searched: the targets of this type only)
+            shown += f" (context_type={ctype.value!r})"
         message = (
             f"{what}: target_uri {shown} matched nothing{under}{count}: a file's or chunk's "
             "URI searches that leaf alone, never its siblings; to search around it give its "
@@ -1042,7 +1055,7 @@ class AsyncTreehop:
             return None
         ctype, opts, targets = self._find_options(cast(SearchKwargs, options), context_type)
         return self._hint_empty_leaf_targets(
-            self._roots_of(targets, ctype), opts, what, empty, len(results)
+            self._roots_of(targets, ctype), opts, what, empty, len(results), ctype
         )
 
     async def _target_hint(
@@ -1171,7 +1184,9 @@ class AsyncTreehop:
             out.append(self._to_find_result(hits, [qr], None))
         empty = sum(1 for r in out if not r.total)
         if empty and as_list(target_uri) and _BATCH_HINTS.get():
-            await self._io(self._hint_empty_leaf_targets, roots, opts, "find_many", empty, len(out))
+            await self._io(
+                self._hint_empty_leaf_targets, roots, opts, "find_many", empty, len(out), ctype
+            )
         return out
 
     def _check_find_many(

@@ -1084,11 +1084,15 @@ def build_server(
         """The ``find`` / ``search`` tools' answer: ``method(query, **extra, **options)``'s
         hits (:func:`_result`), with the file-target ``hint`` when a file or chunk target
         matched nothing (the agent reads no log; ``what`` names the tool in it). A search
-        planned into no queries (small talk) searched nothing: no hint."""
+        planned into no queries (small talk) searched nothing: no hint. ``find``'s
+        ``context_type`` goes to the hint too: it keeps only the targets of that type, so
+        the hint names those and the type (helper leftovers71b: it was told ``None`` and
+        named a target the type had left out)."""
         res = await filtered(method, query, **extra, **options)
         out = _result(res, text_chars)
         if res.query_plan is None or res.query_plan.queries:
-            hint = await guard(lambda: client._target_hint(res, None, options, what))
+            ctype = extra.get("context_type")
+            hint = await guard(lambda: client._target_hint(res, ctype, options, what))
             if hint is not None:
                 out["hint"] = hint
         return out

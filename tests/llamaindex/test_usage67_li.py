@@ -78,7 +78,13 @@ def test_shown_file_name_is_what_a_file_name_filter_selects(
     TreehopVectorStore(client=client).add(nodes)
     client.add_resource(str(tmp_path / "docs"))
     hits = TreehopRetriever(client=client, similarity_top_k=20).retrieve("backup rotation")
-    shown = {h.node.node_id: h.node.metadata.get("file_name") for h in hits}
+    # (a node nothing names shows its URI's last segment since helper leftovers71b, which no
+    # value filter can read: left out here, tested in tests/test_leftovers71b_source.py)
+    shown = {
+        h.node.node_id: h.node.metadata.get("file_name")
+        for h in hits
+        if h.node.metadata.get("file_path") != h.node.node_id
+    }
     nameless = [h for h in hits if h.node.metadata.get("file_path") == "x/y/z.txt"]
     assert len(nameless) == 1 and nameless[0].node.metadata["file_name"] is None
     assert "runbook.md" in shown.values()

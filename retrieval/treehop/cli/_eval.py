@@ -95,6 +95,59 @@ MAX_EVAL_FILE_BYTES = 64 * 2**20
 few MB)."""
 
 
+_UTF32_MARKS = (b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")
+_UTF16_MARKS = (b"\xff\xfe", b"\xfe\xff")
+_SAVE_AS_UTF8 = (
+    "save it as UTF-8 (PowerShell: Get-Content in.jsonl | Set-Content -Encoding utf8 "
+    "out.jsonl; an editor's 'Save as' > UTF-8)"
+)
+
+
+def query_text(path: Path, data: bytes) -> str:
+    """The query file's text: UTF-8 (a byte order mark dropped), or UTF-16 / UTF-32 that
+    starts with its byte order mark; anything else refused in plain words.
+
+    Why: a file written by PowerShell 5's ``>`` (or ``Out-File``) is UTF-16 with a mark,
+    and ``treehop index`` reads such a text file; here it was refused in the codec's words
+    ("'utf-8' codec can't decode byte 0xff in position 0", helper attacks82). A mark says
+    the encoding, so it is read; without one no guess is made (a wrong guess changes the
+    queries' text and labels silently): a byte that is not UTF-8 is named with its line,
+    and NUL bytes (UTF-16 with no mark decodes as UTF-8 text full of them) say what they
+    likely are. A UTF-8 mark: helper usage80 (it was "Unexpected UTF-8 BOM" on line 1)."""
+    marked = next(
+        (
+            enc
+            for enc, marks in (("utf-32", _UTF32_MARKS), ("utf-16", _UTF16_MARKS))
+            if data.startswith(marks)
+        ),
+        None,
+    )
+    if marked is not None:
+        try:
+            return data.decode(marked)
+        except UnicodeDecodeError:
+            raise EvalFileError(
+                f"cannot read query file {path}: it starts with a {marked.upper()} byte order "
+                f"mark but the rest is not {marked.upper()} text; {_SAVE_AS_UTF8}"
+            ) from None
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise EvalFileError(
+            f"cannot read query file {path}: line {line} is not UTF-8 text (byte "
+            f"0x{data[exc.start]:02x}), and the file has no byte order mark naming another "
+            f"encoding; {_SAVE_AS_UTF8}"
+        ) from None
+    if "\x00" in text:
+        line = text.count("\n", 0, text.index("\x00")) + 1
+        raise EvalFileError(
+            f"cannot read query file {path}: line {line} holds NUL bytes (UTF-16 without a "
+            f"byte order mark?); {_SAVE_AS_UTF8}"
+        )
+    return text
+
+
 def load_queries(path: Path, normalize: Callable[[str], str]) -> list[LabelledQuery]:
     """Parse and validate the JSONL file; relevant URIs are normalised like user input.
 
@@ -112,14 +165,7 @@ def load_queries(path: Path, normalize: Callable[[str], str]) -> list[LabelledQu
             f"query file {path} is larger than {MAX_EVAL_FILE_BYTES // 2**20} MB "
             "(or endless); split it"
         )
-    try:
-        # utf-8-sig: a leading byte order mark (Notepad, PowerShell 5's Out-File -Encoding
-        # utf8) is dropped; it was "not valid JSON (Unexpected UTF-8 BOM (decode using
-        # utf-8-sig))" on line 1, a codec's name for a CLI user (helper usage80). A mark
-        # anywhere else is still text that is not JSON.
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise EvalFileError(f"cannot read query file {path}: {exc}") from exc
+    text = query_text(path, data)
     out: list[LabelledQuery] = []
     seen: set[str] = set()
     for n, raw in enumerate(text.splitlines(), 1):

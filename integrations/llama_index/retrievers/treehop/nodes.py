@@ -26,7 +26,7 @@ from llama_index.core.schema import (
 from pydantic_core import to_jsonable_python
 
 from treehop import uri as urimod
-from treehop.filters import ShownField
+from treehop.filters import ShownField, is_empty_value
 from treehop.ingest.records import HIDDEN_FIELDS
 from treehop.models import PROVENANCE_KEYS, MatchedContext
 
@@ -85,15 +85,25 @@ EXCLUDED_EMBED_KEYS = [*INTERNAL_PROVENANCE, *INTERNAL_STORED, "uri", "context_t
 #: Every provenance key: the core's ``PROVENANCE_KEYS`` plus ``retrieval_score``.
 PROVENANCE = (*PROVENANCE_KEYS, "retrieval_score")
 _FILE_KEYS = ("file_name", "file_path")
-FILE_NAME = ShownField("file_name", over=_FILE_KEYS, fallback="name", when="source_path")
+FILE_NAME = ShownField("file_name", over=_FILE_KEYS, fallback="name", when="source_path", uri=True)
 """``metadata["file_name"]`` as every node shows it: a reader's own, else (neither file key
 stored) the ``name`` of a file or text the writer stored with a ``source_path``. (A node with
 a path and no name shows the path's last part; the writer names every node it stores.)"""
-FILE_PATH = ShownField("file_path", over=_FILE_KEYS, fallback="source_path", when="source_path")
+FILE_PATH = ShownField(
+    "file_path", over=_FILE_KEYS, fallback="source_path", when="source_path", uri=True
+)
 """``metadata["file_path"]`` as every node shows it: a reader's own, else ``source_path``."""
+# (Where nothing names a file, both show the node's URI, ``file_name`` its last segment:
+# every retrieved node has them; a filter reads them there as present, their values as the
+# stored none: ShownField.uri, to_node_with_score.)
 SHOWN_FIELDS = (FILE_NAME, FILE_PATH)
 """The keys a filter reads as shown (:func:`treehop.filters.show_fields`)."""
 _PROVENANCE_SET = frozenset(PROVENANCE)
+
+
+def _last_segment(uri: str) -> str:
+    """A URI's last path segment (``viking://resources/notes/keys.md`` -> ``keys.md``)."""
+    return uri.rstrip("/").rsplit("/", 1)[-1]
 
 
 def _sized(value: object) -> bool:
@@ -258,6 +268,17 @@ def to_node_with_score(m: MatchedContext, links: TreeLinks | None = None) -> Nod
         # it (helper attacks68).
         kept["file_name"] = kept.get("name")
         kept["file_path"] = kept["source_path"]
+        shown_twice = ["file_name", "file_path"]
+    elif all(is_empty_value(kept.get(k)) for k in (*_FILE_KEYS, "source_path")):
+        # Nothing names a file (a text added with no ``name=``, a memory, a knowledge
+        # source's hit): ``file_path`` is the node's URI (its ``uri`` too) and ``file_name``
+        # the URI's last segment. Why (helper leftovers71b): code reading
+        # ``node.metadata["file_name"]`` raised KeyError over a store holding one such text.
+        # A filter on the two keys reads them here as present and their values as none
+        # (``ShownField.uri``: the filter DSL has no field holding the URI); ``target_uri``
+        # selects by it.
+        kept["file_name"] = _last_segment(m.uri)
+        kept["file_path"] = m.uri
         shown_twice = ["file_name", "file_path"]
     metadata = {**kept, **provenance(m)}
     # Empty values (a text added without a file: ``name: ``, ``source_path: ``, ``tags: []``)
