@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from treehop import Treehop
-from treehop.cli import ExitCode, main
+from treehop.cli import ClientOptions, ExitCode, main
 
 from treehop_test_doubles import BagOfWordsEmbedder
 
@@ -120,3 +120,41 @@ def test_an_index_of_the_default_embedder_browses_as_before(tmp_path: Path) -> N
     code, out, _ = _run("--index", idx, "find", "alpha", "--json")
     assert code == ExitCode.OK
     assert json.loads(out)["resources"][0]["uri"] == "viking://resources/docs/a.md"
+
+
+def test_a_file_of_one_chunk_is_one_chunk(tmp_path: Path) -> None:
+    # An IngestionPipeline's node of a short file, a LangChain store's one-chunk source: the
+    # file holds one chunk, shown "1 chunks" by ls and tree (helper usage82).
+    from langchain_core.documents import Document
+
+    from langchain_treehop import TreehopVectorStore
+
+    idx = tmp_path / "idx"
+    store = TreehopVectorStore(client=Treehop(idx, embedder=BagOfWordsEmbedder()))
+    store.add_documents(
+        [
+            Document(page_content="Rotate API keys every 90 days.", metadata={"source": "a.md"}),
+            Document(page_content="One part.", metadata={"source": "b.md", "start_index": 0}),
+            Document(page_content="Two part.", metadata={"source": "b.md", "start_index": 10}),
+        ]
+    )
+    store.client.close()
+
+    def bow(options: ClientOptions) -> Treehop:  # (this test is about the words alone)
+        return Treehop(options.path, user=options.user, embedder=BagOfWordsEmbedder())
+
+    def run(*argv: str) -> tuple[int, str]:
+        out = io.StringIO()
+        with redirect_stdout(out):
+            code = main(["--index", str(idx), *argv], client_factory=bow)
+        return code, out.getvalue()
+
+    code, out = run("tree")
+    assert code == ExitCode.OK
+    assert "a.md (1 chunk) " in out and "b.md (2 chunks) " in out
+    code, out = run("ls")
+    assert code == ExitCode.OK
+    assert " 1 chunk " in out and " 2 chunks " in out
+    code, out = run("tree", "viking://resources/a.md")
+    assert code == ExitCode.OK
+    assert "a file of 1 chunk: print it with" in out

@@ -662,7 +662,7 @@ def cmd_ls(ctx: _Ctx) -> int:
     rows = [
         [
             render.kind_of(e.uri, e.is_leaf, e.kind),
-            (f"{e.children} chunks" if e.kind == "file" else str(e.children))
+            (_plural(e.children, "chunk") if e.kind == "file" else str(e.children))
             if not e.is_leaf
             else "",
             e.uri,
@@ -700,7 +700,12 @@ def cmd_tree(ctx: _Ctx) -> int:
     if render.is_document(tree):
         # (the one line above is all of it; "0 directories, 0 leaves" read as an empty tree.
         # The hint is the one ls gives a leaf; a chunked file's lines are its chunks.)
-        what = "a leaf" if tree.get("is_leaf") else f"a file of {tree.get('chunks', '?')} chunks"
+        chunks = tree.get("chunks")
+        what = (
+            "a leaf"
+            if tree.get("is_leaf")
+            else f"a file of {_plural(chunks, 'chunk') if isinstance(chunks, int) else '? chunks'}"
+        )
         print(
             f"{what}: print it with: treehop read {render.printable(str(tree['uri']))}",
             file=ctx.out,
