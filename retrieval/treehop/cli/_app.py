@@ -193,7 +193,22 @@ class _Ctx:
 
     @property
     def index(self) -> Path:
-        return Path(self.args.index)
+        """``--index`` / ``$TREEHOP_INDEX``, a leading ``~`` expanded as a shell would.
+
+        Why (helper usage82): an MCP client's JSON config (``"--index", "~/.treehop"``), a
+        ``.env`` file or a subprocess list hand the path over unexpanded, and ``~/kb`` was a
+        folder named ``~`` in the working directory (``treehop mcp`` there served a new,
+        empty index). A ``~user`` that names no user is refused, not made a folder."""
+        text = str(self.args.index)
+        path = os.path.expanduser(text)
+        if path.startswith("~"):
+            user = text.split("/", 1)[0].split(os.sep, 1)[0]
+            raise CliError(
+                f"--index {text}: cannot expand {user!r} (no such user's home)",
+                ExitCode.USAGE,
+                "write the directory out, or ~/... for your own home",
+            )
+        return Path(path)
 
     def open(
         self,
