@@ -31,8 +31,10 @@ from .. import __version__
 from .. import _mcp_wire as mcp_wire
 from .. import tags as tagmod
 from .. import uri as urimod
+from ..embedders.base import BaseEmbedder, Vectors
 from ..errors import (
     SEARCH_SESSION_HINT,
+    EmbeddingError,
     IngestError,
     InvalidConfigError,
     InvalidFilterError,
@@ -103,6 +105,9 @@ class ClientOptions:
     """The command only reads (find, ls, ...): the client need not write the index back."""
     reranker: Reranker | None = None
     """What ``--mode thinking`` reranks with (``--reranker`` / ``$TREEHOP_RERANKER``)."""
+    embeds: bool = True
+    """False: the command never embeds (``ls``, ``tree``, ``read``, ``tag`` without a change,
+    ``session list`` / ``show``), so the index opens under the embedder it was built with."""
 
 
 ClientFactory = Callable[[ClientOptions], "Treehop"]
@@ -122,13 +127,47 @@ class _ReadOnlyStore(EmbeddedStore):
         return None
 
 
+class _BuiltWith(BaseEmbedder):
+    """Stands in for the model an index was built with, for a command that never embeds.
+
+    Why (helper usage82): an index built from Python with a LangChain / LlamaIndex embedding
+    (the README's ``from_documents(chunks, OpenAIEmbeddings(), path=...)``) stores that
+    model's name, and the CLI, which can only load treehop's own embedder, was refused on
+    every command -- ``treehop ls`` / ``tree`` / ``read`` too, which read stored nodes and
+    embed nothing. Named as the index names its model, the client opens it; the vectors are
+    untouched (the store is read-only) and an embed, which no browse command makes, is an
+    :class:`EmbeddingError` rather than vectors of another space."""
+
+    def __init__(self, name: str, dimension: int | None) -> None:
+        self.name = name
+        self.dimension = dimension or 0
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        raise EmbeddingError(
+            f"this command cannot embed: the index was built with embedder {self.name!r}, "
+            "which the CLI does not load"
+        )
+
+
 def default_client_factory(options: ClientOptions) -> Treehop:
-    """A :class:`~treehop.client.Treehop` on the embedded store with the default embedder."""
+    """A :class:`~treehop.client.Treehop` on the embedded store with the default embedder
+    (or, for a command that never embeds, under the name of the one the index was built
+    with: :class:`_BuiltWith`)."""
     from ..client import Treehop
 
-    store = _ReadOnlyStore(options.path) if options.read_only else None
+    store = _ReadOnlyStore(options.path) if options.read_only or not options.embeds else None
+    embedder = None
+    if store is not None and not options.embeds:
+        built_with = store.meta.get("embedder")
+        if isinstance(built_with, str) and built_with:
+            embedder = _BuiltWith(built_with, store.dimension)
     return Treehop(
-        options.path, user=options.user, llm=options.llm, store=store, reranker=options.reranker
+        options.path,
+        user=options.user,
+        llm=options.llm,
+        store=store,
+        reranker=options.reranker,
+        embedder=embedder,
     )
 
 
@@ -154,7 +193,22 @@ class _Ctx:
 
     @property
     def index(self) -> Path:
-        return Path(self.args.index)
+        """``--index`` / ``$TREEHOP_INDEX``, a leading ``~`` expanded as a shell would.
+
+        Why (helper usage82): an MCP client's JSON config (``"--index", "~/.treehop"``), a
+        ``.env`` file or a subprocess list hand the path over unexpanded, and ``~/kb`` was a
+        folder named ``~`` in the working directory (``treehop mcp`` there served a new,
+        empty index). A ``~user`` that names no user is refused, not made a folder."""
+        text = str(self.args.index)
+        path = os.path.expanduser(text)
+        if path.startswith("~"):
+            user = text.split("/", 1)[0].split(os.sep, 1)[0]
+            raise CliError(
+                f"--index {text}: cannot expand {user!r} (no such user's home)",
+                ExitCode.USAGE,
+                "write the directory out, or ~/... for your own home",
+            )
+        return Path(path)
 
     def open(
         self,
@@ -163,8 +217,10 @@ class _Ctx:
         llm: LLM | None = None,
         read_only: bool = False,
         reranker: Reranker | None = None,
+        embeds: bool = True,
     ) -> Treehop:
-        """Open the index; a read command on a path without one fails with a how-to."""
+        """Open the index; a read command on a path without one fails with a how-to.
+        ``embeds=False``: the command never embeds (:attr:`ClientOptions.embeds`)."""
         path = self.index
         exists = (path / "CURRENT").is_file()
         if not exists and not create:
@@ -188,7 +244,7 @@ class _Ctx:
                     ExitCode.USAGE,
                     "pass --index with a new or empty directory",
                 )
-        return self.factory(ClientOptions(path, self.args.user, llm, read_only, reranker))
+        return self.factory(ClientOptions(path, self.args.user, llm, read_only, reranker, embeds))
 
     def json(self, obj: Any) -> None:
         # (C1 controls and DEL as ``\\u`` escapes: JSON allows them raw, but ``\\x9b`` is a
@@ -556,7 +612,7 @@ def cmd_session(ctx: _Ctx) -> int:
     role = text = ""
     if a.session_cmd == "add":  # (checked before the index is opened)
         role, text = _role_and_text(a.words, a.role)
-    with ctx.open(llm=_make_llm(a), read_only=not writes) as client:
+    with ctx.open(llm=_make_llm(a), read_only=not writes, embeds=writes) as client:
         if a.session_cmd == "new":
             sid = client.create_session()
             if a.json:
@@ -601,7 +657,7 @@ def cmd_session(ctx: _Ctx) -> int:
 
 def cmd_ls(ctx: _Ctx) -> int:
     a = ctx.args
-    with ctx.open(read_only=True) as client:
+    with ctx.open(read_only=True, embeds=False) as client:
         try:
             entries = client.ls(a.uri)
         except NotFoundError:
@@ -621,7 +677,7 @@ def cmd_ls(ctx: _Ctx) -> int:
     rows = [
         [
             render.kind_of(e.uri, e.is_leaf, e.kind),
-            (f"{e.children} chunks" if e.kind == "file" else str(e.children))
+            (_plural(e.children, "chunk") if e.kind == "file" else str(e.children))
             if not e.is_leaf
             else "",
             e.uri,
@@ -642,7 +698,7 @@ def cmd_tree(ctx: _Ctx) -> int:
     a = ctx.args
     if a.depth < 0:
         raise InvalidQueryError(f"--depth must be >= 0, got {a.depth}")
-    with ctx.open(read_only=True) as client:
+    with ctx.open(read_only=True, embeds=False) as client:
         try:
             tree = client.tree(a.uri, a.depth)
         except NotFoundError:
@@ -659,7 +715,12 @@ def cmd_tree(ctx: _Ctx) -> int:
     if render.is_document(tree):
         # (the one line above is all of it; "0 directories, 0 leaves" read as an empty tree.
         # The hint is the one ls gives a leaf; a chunked file's lines are its chunks.)
-        what = "a leaf" if tree.get("is_leaf") else f"a file of {tree.get('chunks', '?')} chunks"
+        chunks = tree.get("chunks")
+        what = (
+            "a leaf"
+            if tree.get("is_leaf")
+            else f"a file of {_plural(chunks, 'chunk') if isinstance(chunks, int) else '? chunks'}"
+        )
         print(
             f"{what}: print it with: treehop read {render.printable(str(tree['uri']))}",
             file=ctx.out,
@@ -678,7 +739,7 @@ def cmd_read(ctx: _Ctx) -> int:
     from ..client import node_kind  # (loaded with the client ctx.open made)
 
     a = ctx.args
-    with ctx.open(read_only=True) as client:
+    with ctx.open(read_only=True, embeds=False) as client:
         node = client.stat(a.uri)
         text = client.read(a.uri)
     # (a file of one chunk, as a vector store stores each document, reads the same as its
@@ -724,7 +785,8 @@ def _print_tags(o: TextIO, uri: str, tags: Sequence[str]) -> None:
 
 def cmd_tag(ctx: _Ctx) -> int:
     a = ctx.args
-    with ctx.open(read_only=not (a.add or a.remove)) as client:
+    changes = bool(a.add or a.remove)
+    with ctx.open(read_only=not changes, embeds=changes) as client:
         if a.add or a.remove:
             client.set_tags(a.uri, add=a.add or None, remove=a.remove or None)
         node = client.stat(a.uri)
@@ -1587,6 +1649,14 @@ def _message_for(exc: TreehopError) -> str:
     return str(exc).removesuffix(f": {SEARCH_SESSION_HINT}")
 
 
+BUILT_WITH_ANOTHER_MODEL_HINT = (
+    "the CLI embeds with treehop's default embedder; search this index from Python with the\n"
+    "model it was built with: Treehop(path, embedder=LangChainEmbedder(...)) or the vector\n"
+    "store you built it with. ls, tree and read (and tag, session list) work on it as it is."
+)
+"""What a command that embeds says on an index built with another model (helper usage82)."""
+
+
 def _hint_for(exc: TreehopError) -> str | None:
     # (the URI syntax is no help for a well-formed URI naming a leaf, nor for a user name)
     text = str(exc)
@@ -1603,6 +1673,8 @@ def _hint_for(exc: TreehopError) -> str | None:
         return "see what is there with: treehop tree viking://resources"
     if isinstance(exc, IngestError):
         return "treehop reads text, Markdown, HTML and source files; binary files are skipped"
+    if isinstance(exc, EmbeddingError) and text.endswith("would mix vector spaces"):
+        return BUILT_WITH_ANOTHER_MODEL_HINT
     return None
 
 

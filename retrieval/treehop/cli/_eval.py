@@ -148,6 +148,40 @@ def query_text(path: Path, data: bytes) -> str:
     return text
 
 
+_RELEVANT_IS = "a non-empty object {uri: grade} or list of URIs"
+
+_SHOWN_KEYS = 8
+"""How many of a line's keys an error about a missing one lists."""
+
+
+def _keys_of(obj: Mapping[str, Any]) -> str:
+    """A line's keys for an error: the first few, each cut short (a line is the user's text,
+    as long as it likes)."""
+    keys = [f"{k:.40}" for k in list(obj)[:_SHOWN_KEYS]]
+    more = len(obj) - len(keys)
+    return ", ".join(keys) + (f", ... ({more} more)" if more > 0 else "") if keys else "none"
+
+
+def _relevant_object(rel: object, where: str) -> dict[str, Any]:
+    """The labels as ``{uri: grade}``; a list of URIs is each graded 1.
+
+    Why a list (helper usage82): LlamaIndex's retrieval datasets
+    (``EmbeddingQAFinetuneDataset.relevant_docs``) and ``RetrieverEvaluator(expected_ids=)``
+    list the relevant ids, and a hand-written line says ``"relevant": ["viking://..."]``;
+    that was refused as "must be a non-empty object". Graded 1, as binary relevance is."""
+    if isinstance(rel, list) and rel:
+        for i, uri in enumerate(rel):
+            if not isinstance(uri, str):
+                raise EvalFileError(
+                    f"{where}: 'relevant' list item {i} must be a URI string, "
+                    f"got {type(uri).__name__}"
+                )
+        return dict.fromkeys(rel, 1)
+    if not isinstance(rel, dict) or not rel:
+        raise EvalFileError(f"{where}: 'relevant' must be {_RELEVANT_IS}")
+    return rel
+
+
 def load_queries(path: Path, normalize: Callable[[str], str]) -> list[LabelledQuery]:
     """Parse and validate the JSONL file; relevant URIs are normalised like user input.
 
@@ -184,6 +218,12 @@ def load_queries(path: Path, normalize: Callable[[str], str]) -> list[LabelledQu
             raise EvalFileError(f"{where}: not valid JSON ({why})") from None
         if not isinstance(obj, dict):
             raise EvalFileError(f"{where}: expected an object with 'query' and 'relevant'")
+        for key, what in (("query", "a non-empty string"), ("relevant", _RELEVANT_IS)):
+            if key not in obj:  # (a line naming it otherwise: "question", "relevant_docs")
+                raise EvalFileError(
+                    f"{where}: {key!r} must be {what}: the line has no {key!r} key "
+                    f"(keys: {_keys_of(obj)})"
+                )
         query = obj.get("query")
         if not isinstance(query, str) or not query.strip():
             raise EvalFileError(f"{where}: 'query' must be a non-empty string")
@@ -191,9 +231,7 @@ def load_queries(path: Path, normalize: Callable[[str], str]) -> list[LabelledQu
             check_query(query)
         except InvalidQueryError as exc:
             raise EvalFileError(f"{where}: {exc}") from None
-        rel = obj.get("relevant")
-        if not isinstance(rel, dict) or not rel:
-            raise EvalFileError(f"{where}: 'relevant' must be a non-empty object {{uri: grade}}")
+        rel = _relevant_object(obj.get("relevant"), where)
         relevant: dict[str, int] = {}
         for uri, grade in rel.items():
             if isinstance(grade, bool) or not isinstance(grade, int) or not 0 <= grade <= MAX_GRADE:

@@ -381,7 +381,8 @@ def render_tree(out: TextIO, node: dict[str, Any], width: int, show_abstract: bo
             name = "#" + name.split("#", 1)[1]
         if n.get("kind") == "file" and not n.get("is_leaf"):
             count = n.get("chunks") or len(n.get("children") or [])
-            return f"{name} ({count} chunks)"  # a file, not a folder to open
+            # (a file, not a folder to open; "1 chunks" was a vector store's one-node file)
+            return f"{name} ({count} chunk{'' if count == 1 else 's'})"
         return name if n.get("is_leaf") else name + "/"
 
     def emit(prefix: str, text: str, abstract: str) -> None:
