@@ -151,6 +151,22 @@ class RetrievalConfig(ConfigModel):
     (bench/README.md, helper quality72). The heading / first-sentence / anchor set's one
     problem report (a first sentence) keeps rank 1. ``False``: a problem report keeps the
     other queries' weights."""
+    question_sentences: bool = False
+    """A sentence over documents (``sentence_passages``'s reader, :func:`treehop.query_shape.
+    is_sentence`, that is neither a question nor a report) is read as a question: the
+    question fusion and tree terms on top of its passage slots. Off: round 5 measured the
+    question fusion costing the *corpus-made* first-sentence queries (a first sentence's
+    words are its page's own); screened on natural dev questions by helper quality74
+    (bench/README.md), row ``find-sentence-question``. ``False``: a sentence keeps the other
+    queries' weights."""
+    question_titles: bool = False
+    """A title-shaped query over documents (:func:`treehop.query_shape.is_title`: none of
+    the shapes the other rules read, e.g. "Disclaimer and copyright", "Using WindowMaker
+    with Solaris 2.6 CDE") is read as a question: passage slots, ``question_context_chars``
+    and the question fusion and tree terms. Off: a title is also a heading's or a keyword
+    query's shape, whose words are the page's own; screened on natural dev questions by
+    helper quality74 (bench/README.md), row ``find-title-question``. ``False``: a title
+    keeps document slots and the other queries' weights."""
     join_adjacent_hits: bool = True
     """A passage slot (a question or sentence over documents) grows across a passage mark
     into the neighbouring passage when that passage holds the document's best hit not yet
