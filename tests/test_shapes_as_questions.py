@@ -11,28 +11,16 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
+from test_problem_reports_as_questions import MEM, R, _resolved
 from treehop import RetrievalConfig, query_shape
-from treehop.hierarchical_retriever import HierarchicalRetriever, RetrievalRequest
-from treehop.models import TypedQuery
-from treehop.stores.embedded import EmbeddedStore
-
-from treehop_test_doubles import hand_vector as vec
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 
-R = "viking://resources"
-MEM = "viking://user/alice/memories"
 SENTENCE = "The admin shows every model twice."
 TITLE = "Using WindowMaker with Solaris CDE"
 QUESTION = "Why does the admin show every model twice?"
 REPORT = "Fetchmail hangs after the server greeting"
 ERROR = "fatal: unable to access the remote repository"
-
-
-def _resolved(query: str, roots: list[str], **cfg: object):  # type: ignore[no-untyped-def]
-    r = HierarchicalRetriever(EmbeddedStore(), RetrievalConfig(**cfg))  # type: ignore[arg-type]
-    req = RetrievalRequest(query=TypedQuery(query=query), vector=vec((0, 1.0)), roots=roots)
-    return r._resolve(req)
 
 
 def test_a_sentence_takes_the_question_fusion_only_with_its_option() -> None:
