@@ -366,6 +366,19 @@ ROWS: tuple[Row, ...] = (
         "find",
         config={"problem_report_passages": False},
     ),
+    # helper quality74: the non-question shapes read as questions (one rule per shape)
+    Row(
+        "find-sentence-question",
+        "find sentences as questions",
+        "find",
+        config={"question_sentences": True},
+    ),
+    Row(
+        "find-title-question",
+        "find titles as questions",
+        "find",
+        config={"question_titles": True},
+    ),
     # round 10: a question's slot grows to its own-best neighbour first (``question_grow_own``)
     Row(
         "find-no-grow-own",
@@ -787,6 +800,31 @@ def problem_report_only(text: str) -> bool:
     )
 
 
+SHAPES = ("question", "error-report", "problem-report", "sentence", "title")
+"""The shapes ``find()`` reads a query as, in the order its resolver routes them."""
+
+
+def query_shape_of(text: str) -> str:
+    """The first of :data:`SHAPES` that ``text`` takes (the resolver's order: a question,
+    then an error report, a problem report, a sentence; a title is none of them)."""
+    from treehop import query_shape
+
+    if query_shape.is_question(text):
+        return "question"
+    if query_shape.is_error_report(text):
+        return "error-report"
+    if query_shape.is_problem_report(text):
+        return "problem-report"
+    return "sentence" if query_shape.is_sentence(text) else "title"
+
+
+def shape_only(text: str, shapes: Iterable[str]) -> bool:
+    """Whether ``text``'s shape (:func:`query_shape_of`) is one of ``shapes``: with one
+    shape, exactly the queries a routing option for that shape can change
+    (``question_sentences``: "sentence"; ``question_titles``: "title")."""
+    return query_shape_of(text) in set(shapes)
+
+
 def evaluate_set(
     nset: ns.NaturalSet,
     rows: Sequence[Row],
@@ -799,6 +837,7 @@ def evaluate_set(
     chunk_chars: int | None = None,
     config: Mapping[str, Any] | None = None,
     only_problem_reports: bool = False,
+    only_shapes: Sequence[str] = (),
 ) -> list[TableRow]:
     t0 = time.perf_counter()
     with indexed_set(nset, cached, chunk_chars, config) as ix:
@@ -833,6 +872,16 @@ def evaluate_set(
         if only_problem_reports:
             dev_qs, test_qs = (
                 [q for q in h if problem_report_only(q.text)] for h in (dev_qs, test_qs)
+            )
+        if only_shapes:
+            for h, hq in (("dev", dev_qs), ("test", test_qs)):
+                if h in halves:
+                    counts = {k: 0 for k in SHAPES}
+                    for q in hq:
+                        counts[query_shape_of(q.text)] += 1
+                    notes.append(f"{nset.name}/{h} shapes: {json.dumps(counts)}")
+            dev_qs, test_qs = (
+                [q for q in h if shape_only(q.text, only_shapes)] for h in (dev_qs, test_qs)
             )
         picked = {"dev": dev_qs, "test": test_qs}
         embedder.prepare([q.text for h in halves for q in picked[h]])
@@ -1261,6 +1310,13 @@ def main(argv: Sequence[str] | None = None) -> None:
         "is identical by construction, so a pooled difference counts it as 0",
     )
     ap.add_argument(
+        "--only-shapes",
+        default="",
+        help=f"keep only the queries whose shape is one of these, comma-separated "
+        f"({','.join(SHAPES)}); each set's shape counts go to the notes. A routing row for "
+        f"one shape changes no other query, so a pooled difference counts the others as 0",
+    )
+    ap.add_argument(
         "--embedder",
         default="",
         help="MiniLMEmbedder settings for every row, e.g. 'long_text=windows,window_overlap=32' "
@@ -1338,6 +1394,9 @@ def main(argv: Sequence[str] | None = None) -> None:
             "the sets it keeps are not in that file)"
         )
     config = parse_config(args.config)
+    only_shapes = [x for x in args.only_shapes.split(",") if x]
+    if set(only_shapes) - set(SHAPES):
+        raise SystemExit(f"unknown shape(s) in --only-shapes; known: {', '.join(SHAPES)}")
     cached = bench_embedder(args.embedder)
     settings = {
         "embedder": cached.key,
@@ -1345,6 +1404,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         "config": config,
         "max_queries": args.max_queries,
         "only_problem_reports": args.only_problem_reports,
+        "only_shapes": only_shapes,
         "budgets": budgets,
     }
     table: list[TableRow] = []
@@ -1375,6 +1435,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             chunk_chars=args.chunk_chars,
             config=config,
             only_problem_reports=args.only_problem_reports,
+            only_shapes=only_shapes,
         )
         if args.json:  # after every set: a run stopped midway keeps the sets it finished
             _write_json(args.json, table, notes, settings)

@@ -151,6 +151,28 @@ class RetrievalConfig(ConfigModel):
     (bench/README.md, helper quality72). The heading / first-sentence / anchor set's one
     problem report (a first sentence) keeps rank 1. ``False``: a problem report keeps the
     other queries' weights."""
+    question_sentences: bool = False
+    """A sentence over documents (``sentence_passages``'s reader, :func:`treehop.query_shape.
+    is_sentence`, that is neither a question nor a report) is read as a question: the
+    question fusion and tree terms on top of its passage slots. Off: round 5 measured the
+    question fusion costing the *corpus-made* first-sentence queries (a first sentence's
+    words are its page's own), and on the natural dev halves it moves nothing measurable
+    (helper quality74, row ``find-sentence-question``, ``bench_natural.py --only-shapes
+    sentence``; 113 sentences in 3,301 questions): pooled ctx@1000 +0.0008
+    (-0.0004..+0.0022), nDCG@10 +0.0011 (-0.0005..+0.0027), the nine ctx@1000 2 up / 4
+    down; pytest's first-sentence queries nDCG@10 0.972 -> 0.938. ``False``: a sentence keeps
+    the other queries' weights."""
+    question_titles: bool = False
+    """A title-shaped query over documents (:func:`treehop.query_shape.is_title`: none of
+    the shapes the other rules read, e.g. "Disclaimer and copyright", "Using WindowMaker
+    with Solaris 2.6 CDE") is read as a question: passage slots, ``question_context_chars``
+    and the question fusion and tree terms. Off: a title is also a heading's or a keyword
+    query's shape, whose words are the page's own. Natural dev halves (helper quality74, row
+    ``find-title-question``, ``bench_natural.py --only-shapes title``; 88 titles in 3,301
+    questions): pooled nDCG@10 +0.0028 (+0.0012..+0.0046) but ctx@1000 +0.0009
+    (-0.0015..+0.0033), the nine's ctx@1000 1 up / 2 down (zsh), and pytest's corpus-made
+    headings / anchors lose (nDCG@10 0.983 -> 0.964, 0.813 -> 0.705). ``False``: a title
+    keeps document slots and the other queries' weights."""
     join_adjacent_hits: bool = True
     """A passage slot (a question or sentence over documents) grows across a passage mark
     into the neighbouring passage when that passage holds the document's best hit not yet

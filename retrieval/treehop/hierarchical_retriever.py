@@ -86,7 +86,13 @@ from .models import (
     built_model,
     query_result,
 )
-from .query_shape import is_error_report, is_problem_report, is_question, is_sentence
+from .query_shape import (
+    is_error_report,
+    is_problem_report,
+    is_question,
+    is_sentence,
+    is_title,
+)
 from .rerankers.base import Reranker, safe_rerank
 from .stores.base import (
     ColumnarSearchStore,
@@ -487,6 +493,7 @@ class HierarchicalRetriever:
                     and cfg.question_problem_reports
                     and is_problem_report(req.query.query)
                 )
+                or self._question_by_shape(req.query.query)
             )
             and self._over_documents(req)
         )
@@ -525,6 +532,16 @@ class HierarchicalRetriever:
         and searches documents only (no root in the memories: a conversation turn answers a
         question together with its neighbours, so the memory path keeps its weights)."""
         return is_question(req.query.query) and HierarchicalRetriever._over_documents(req)
+
+    def _question_by_shape(self, text: str) -> bool:
+        """Whether a query that is not question-shaped is read as one by its shape alone: a
+        sentence with ``question_sentences`` (it already takes passage slots with
+        ``sentence_passages``), a title with ``question_titles``. Reports are routed by
+        their own options first."""
+        cfg = self.config
+        if cfg.question_sentences and cfg.sentence_passages and is_sentence(text):
+            return not (is_error_report(text) or is_problem_report(text))
+        return cfg.question_titles and is_title(text)
 
     def _passage_slots(self, req: RetrievalRequest) -> bool:
         """Whether a query that is not a question takes passage slots: a sentence

@@ -167,6 +167,19 @@ def is_sentence(query: str) -> bool:
     return len(text[:400].split(None, SENTENCE_MIN_WORDS)) >= SENTENCE_MIN_WORDS
 
 
+def is_title(query: str) -> bool:
+    """Whether ``query`` has none of the shapes the other readers know: not a question, a
+    sentence, an error report or a problem report (a title, a noun phrase, a keyword query
+    or a command without a stop: "Disclaimer and copyright", "Using X with Y"). Linear in
+    the query's length (each reader reads a bounded head or the end)."""
+    return bool(query.strip()) and not (
+        is_question(query)
+        or is_sentence(query)
+        or is_error_report(query)
+        or is_problem_report(query)
+    )
+
+
 # --------------------------------------------------------------------------- reports
 REPORT_HEAD_CHARS = 2000
 """Only this many leading characters are read for a report's markers: a pasted message or a
