@@ -190,6 +190,8 @@ VARIANTS: dict[str, dict[str, Any]] = {
     # the layout's bounds (stop 68): no ``- `` opening each line; no group headers either
     "no-bullets": {"_line": "bare-line"},
     "bare-layout": {"_line": "bare-line", "RESOURCE_HEADERS": "none"},
+    # a query excerpt's window as before stop 71: the earliest best, wherever it starts
+    "no-para": {"EXCERPT_PARAGRAPHS": False},
 }
 
 

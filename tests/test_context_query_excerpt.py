@@ -81,7 +81,12 @@ def test_edge_mode_and_unmatched_query_keep_the_start(monkeypatch: pytest.Monkey
 
 
 def test_ties_keep_the_window_that_starts_at_the_match(monkeypatch: pytest.MonkeyPatch) -> None:
-    # the default keeps the earliest of equal windows: it opens inside the answer before
+    # the default keeps a window that starts a paragraph where one weighs as much as the best
+    # (``EXCERPT_PARAGRAPHS``): here the answer's own paragraph
+    para = assemble_context([_chunk(CHUNK)], max_tokens=120, query=QUERY)
+    assert "- … " + ANSWER in para.text
+    # without it, the earliest of equal windows: it opens inside the answer before
+    monkeypatch.setattr(ca, "EXCERPT_PARAGRAPHS", False)
     first = assemble_context([_chunk(CHUNK)], max_tokens=120, query=QUERY)
     assert ANSWER in first.text and "- … " + ANSWER not in first.text
     monkeypatch.setattr(ca, "EXCERPT_TIES", "last")
