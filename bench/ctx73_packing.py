@@ -12,8 +12,9 @@ whether it holds the answer (``bench_natural.Judge``), then the block's sections
 they were placed (whole or excerpt, tokens) and what was skipped. Its ``--json`` keeps the
 same per question, for bench/README.md's per-loss table.
 
-``--pair`` reads ``bench/ctx64_diag.py --variants base,no-para`` records (``base`` the library
-as it is, ``EXCERPT_PARAGRAPHS`` on; ``no-para`` the window as before) and prints, per pool
+``--pair`` reads ``bench/ctx64_diag.py`` records of the excerpt rule on and off (``--variants
+base,no-para`` run while ``EXCERPT_PARAGRAPHS`` was on, as quality73 ran it, or ``base,para``
+with it off, the default) and prints, per pool
 (the nine, the untuned sets less doxygen-faq, both), each block's mean at 500 / 1,000 /
 2,000 tokens and the paired differences (``bench_natural.mean_interval``, won / lost):
 paragraphs on minus off, and each of the two against flat dense and flat hybrid. nDCG@10 is
@@ -117,17 +118,11 @@ def show(rec: dict[str, Any]) -> None:
     print("  skipped:", ", ".join(f"{u}:{r}" for u, r in rec["skipped"]))
 
 
-PAIRS = (
-    ("base", "no-para"),
-    ("base", "flat-dense"),
-    ("no-para", "flat-dense"),
-    ("base", "flat-hybrid"),
-    ("no-para", "flat-hybrid"),
-)
-
-
 def pair(recs: list[dict[str, Any]], budgets: tuple[int, ...] = (500, 1000, 2000)) -> None:
     """The per-pool table of ``--pair`` (see the module docstring)."""
+    on, off = ("para", "base") if any("para@1000" in r for r in recs) else ("base", "no-para")
+    pairs = [(on, off), *((a, z) for z in ("flat-dense", "flat-hybrid") for a in (on, off))]
+    print(f"paragraph rule on: {on!r}, off: {off!r}")
     for g, rs in c64._groups(recs).items():
         if not rs:
             continue
@@ -135,10 +130,10 @@ def pair(recs: list[dict[str, Any]], budgets: tuple[int, ...] = (500, 1000, 2000
         for b in budgets:
             means = "  ".join(
                 f"{k} {sum(r[f'{k}@{b}'] for r in rs) / len(rs):.4f}"
-                for k in ("base", "no-para", "flat-dense", "flat-hybrid")
+                for k in (on, off, "flat-dense", "flat-hybrid")
             )
             print(f"ctx@{b}: {means}")
-            for a, z in PAIRS:
+            for a, z in pairs:
                 d = np.array([r[f"{a}@{b}"] - r[f"{z}@{b}"] for r in rs])
                 print(f"   {a} - {z} @{b}: {c64._paired(d)}")
         nd = np.array([r["find_ndcg"] - r["hyb_ndcg"] for r in rs])

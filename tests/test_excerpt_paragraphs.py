@@ -1,5 +1,7 @@
-"""A query excerpt starts at a paragraph where a window that does can hold the query's words
-as well as the best one (``EXCERPT_PARAGRAPHS``, ``RetrievalConfig.excerpt_paragraphs``): an
+"""With ``excerpt_paragraphs`` (``EXCERPT_PARAGRAPHS``, ``RetrievalConfig.excerpt_paragraphs``;
+off by default: no dev gain with its interval above zero) a query excerpt starts at the
+paragraph of its first matching sentence where that window holds the query's words as well
+as the best one: an
 FAQ chunk holds the tail of one answer, a whole answer and the start of the next, and the
 earliest best window opened inside the answer before the matched one, cutting the matched
 answer's end (bench/README.md, "The excerpt window starts at a paragraph (helper
@@ -25,6 +27,7 @@ from treehop.context_assembly import (
 )
 from treehop.errors import InvalidQueryError
 from treehop.models import ContextType, MatchedContext
+from treehop.text_tokenize import tokenize
 
 from treehop_test_doubles import BagOfWordsEmbedder
 
@@ -93,20 +96,19 @@ def test_the_window_starts_at_the_matched_answers_paragraph() -> None:
 
 def test_the_block_keeps_the_whole_matched_answer(monkeypatch: pytest.MonkeyPatch) -> None:
     room = _room()
-    out = assemble_context([_chunk(CHUNK)], max_tokens=room, query=QUERY)
+    out = assemble_context([_chunk(CHUNK)], max_tokens=room, query=QUERY, excerpt_paragraphs=True)
     assert out.tokens <= room and out.sections[0].excerpt
     assert f"- … {MATCHED} {REST}" in out.text and "option" not in out.text
     off = assemble_context([_chunk(CHUNK)], max_tokens=room, query=QUERY, excerpt_paragraphs=False)
     assert off.tokens <= room and MATCHED in off.text and REST not in off.text
-    # the module default is what a call without the argument takes
-    monkeypatch.setattr(ca, "EXCERPT_PARAGRAPHS", False)
+    # the module default (off) is what a call without the argument takes
     assert assemble_context([_chunk(CHUNK)], max_tokens=room, query=QUERY).text == off.text
-    assert (
-        assemble_context(
-            [_chunk(CHUNK)], max_tokens=room, query=QUERY, excerpt_paragraphs=True
-        ).text
-        == out.text
+    monkeypatch.setattr(ca, "EXCERPT_PARAGRAPHS", True)
+    assert assemble_context([_chunk(CHUNK)], max_tokens=room, query=QUERY).text == out.text
+    again = assemble_context(
+        [_chunk(CHUNK)], max_tokens=room, query=QUERY, excerpt_paragraphs=False
     )
+    assert again.text == off.text
 
 
 def test_a_paragraph_window_never_holds_fewer_query_words() -> None:
@@ -156,7 +158,7 @@ def test_the_kept_window_weighs_as_much_as_the_best(paras: list[list[str]], room
     def weight(span: tuple[int, int] | None) -> frozenset[str]:
         if span is None:
             return frozenset()
-        return frozenset(w for w in terms if w in set(ca.tokenize(text[span[0] : span[1]])))
+        return frozenset(w for w in terms if w in set(tokenize(text[span[0] : span[1]])))
 
     old = _query_window(text, bounds, terms, between, room, False)
     new = _query_window(text, bounds, terms, between, room, False, _paragraph_starts(text, bounds))
@@ -187,6 +189,6 @@ def test_the_client_reads_the_option(tmp_path: Path) -> None:
             )
         finally:
             c.close()
-    assert RetrievalConfig().excerpt_paragraphs is True
+    assert RetrievalConfig().excerpt_paragraphs is False
     assert got[True].tokens <= room and any(s.excerpt for s in got[True].sections)
     assert REST in got[True].text and REST not in got[False].text
