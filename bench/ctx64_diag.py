@@ -190,6 +190,10 @@ VARIANTS: dict[str, dict[str, Any]] = {
     # the layout's bounds (stop 68): no ``- `` opening each line; no group headers either
     "no-bullets": {"_line": "bare-line"},
     "bare-layout": {"_line": "bare-line", "RESOURCE_HEADERS": "none"},
+    # a query excerpt from the paragraph of its first matching sentence (stop 71, off), and
+    # the earliest best window (the default; quality73 ran it as "no-para" with it on)
+    "para": {"EXCERPT_PARAGRAPHS": True},
+    "no-para": {"EXCERPT_PARAGRAPHS": False},
 }
 
 

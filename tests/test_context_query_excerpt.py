@@ -84,6 +84,9 @@ def test_ties_keep_the_window_that_starts_at_the_match(monkeypatch: pytest.Monke
     # the default keeps the earliest of equal windows: it opens inside the answer before
     first = assemble_context([_chunk(CHUNK)], max_tokens=120, query=QUERY)
     assert ANSWER in first.text and "- … " + ANSWER not in first.text
+    # with ``excerpt_paragraphs`` (off by default) it starts at the answer's own paragraph
+    para = assemble_context([_chunk(CHUNK)], max_tokens=120, query=QUERY, excerpt_paragraphs=True)
+    assert "- … " + ANSWER in para.text
     monkeypatch.setattr(ca, "EXCERPT_TIES", "last")
     last = assemble_context([_chunk(CHUNK)], max_tokens=120, query=QUERY)
     assert "- … " + ANSWER in last.text

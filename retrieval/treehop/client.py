@@ -1513,6 +1513,7 @@ class AsyncTreehop:
             seen_uris=seen,
             token_counter=counter,
             query=query if isinstance(query, str) else None,
+            excerpt_paragraphs=self.config.excerpt_paragraphs,
         )
         if session_id is not None and out.uris:
             # (the ledger's read-merge-write under the session's key lock: two processes

@@ -224,6 +224,15 @@ class RetrievalConfig(ConfigModel):
     0.773, 3,000: 0.785 / 0.758, 4,000: 0.793 / 0.741; ctx@2000 0.828 / 0.841 / 0.838.
     3,000 takes most of the ranking gain for a small loss at 1,000 tokens (larger slots fill a
     small block with fewer answers); Cranfield (one abstract per file) is unchanged."""
+    excerpt_paragraphs: bool = False
+    """:meth:`Treehop.assemble_context`: a chunk cut to the sentences that match the query
+    keeps, of the windows that match it best, one that starts a paragraph
+    (:data:`treehop.context_assembly.EXCERPT_PARAGRAPHS`). Why: an FAQ chunk holds the tail of
+    one answer, a whole answer and the start of the next; the earliest best window opened
+    inside the answer before the matched one and cut the matched one's end. Measured in
+    bench/README.md, "The excerpt window starts at a paragraph (helper quality73)": off,
+    the dev halves' pooled ctx@1000 gain (+0.0009, 3 of 3,301 questions) has no interval
+    above zero. ``False``: the earliest best window, wherever it starts."""
     score_threshold: float = Field(default=0.0, ge=-1.0, le=1.0)
     """Children whose propagated score is not above this are dropped."""
     max_children_per_dir: int = Field(default=50, ge=1, le=10000)

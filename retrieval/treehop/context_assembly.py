@@ -701,6 +701,54 @@ def _sentence_bounds(text: str) -> list[int]:
     return bounds
 
 
+def _paragraph_starts(text: str, bounds: Sequence[int]) -> frozenset[int]:
+    """The indices into ``bounds`` (:func:`_sentence_bounds`) where a paragraph of ``text``
+    begins: its start and every sentence after a blank line."""
+    blank = {mt.start() for mt in _BREAK.finditer(text) if mt.group().count("\n") >= 2}
+    return frozenset(i for i, b in enumerate(bounds[:-1]) if i == 0 or b in blank)
+
+
+EXCERPT_PARAGRAPHS = False
+"""A query excerpt (:func:`_query_window`) starts at the paragraph (after a blank line) that
+holds its first sentence with a query word, and runs as far as the room reaches from there,
+where that window holds the query's words as well as the best one. Why: a chunk of an FAQ
+page holds the end of one answer, a whole answer and the start of the next, a paragraph run
+each; the earliest best window began inside the answer before the one the query matched and
+so lost the matched answer's end to the room (xboard's "NO LANGFILE", cvs's "RCS keywords":
+bench/README.md, "The excerpt window starts at a paragraph (helper quality73)"). No
+constant: the window still holds every query word the best one does. Off: on the 91
+natural-question dev halves (3,301 questions) it changed 12 blocks of the 9,903 at 500 /
+1,000 / 2,000 tokens: ctx@1,000 +0.0009 (interval +0.0000..+0.0021, 3 won / 0 lost), 500
+tokens 5 / 3 (the nine 0 / 2), 2,000 0 / 1; no gain with its interval above zero. It
+loses where an answer's first paragraphs do not repeat the question's words (borg's "Yes
+and No.")."""
+
+
+def _from_paragraph(
+    best: tuple[float, int, int],
+    seg_terms: Sequence[frozenset[str]],
+    weight: Mapping[str, float],
+    paragraphs: AbstractSet[int],
+    bounds: Sequence[int],
+    tokens_between: Callable[[int, int], int],
+    room: int,
+) -> tuple[float, int, int]:
+    """``best`` (weight, first and end segment of :func:`_query_window`'s window) moved to
+    start at the paragraph that holds its first sentence with a query word, as far as the
+    room reaches from there, when that window weighs as much (:data:`EXCERPT_PARAGRAPHS`)."""
+    _, i, j = best
+    k = next((x for x in range(i, j) if seg_terms[x]), i)
+    p = max((x for x in paragraphs if x <= k), default=i)
+    if p == i:
+        return best
+    end = p
+    while end < len(seg_terms) and tokens_between(bounds[p], bounds[end + 1]) <= room:
+        end += 1
+    got = frozenset().union(*seg_terms[p:end]) if end > p else frozenset()
+    w = sum(weight[t] for t in got)
+    return (w, p, end) if end > p and w >= best[0] - 1e-9 else best
+
+
 def _query_window(
     text: str,
     bounds: Sequence[int],
@@ -708,6 +756,7 @@ def _query_window(
     tokens_between: Callable[[int, int], int],
     room: int,
     from_end: bool,
+    paragraphs: AbstractSet[int] = frozenset(),
 ) -> tuple[int, int] | None:
     """The character span ``[a, b)`` of whole sentences or lines of ``text`` (``bounds``,
     :func:`_sentence_bounds`) whose tokens (``tokens_between(a, b)``, the line's fixed cost
@@ -715,7 +764,10 @@ def _query_window(
     of the chunk's sentences weighs more (``log(1 + n / df)``, so a word every sentence repeats,
     the product's name, decides little). ``None`` when no window beats the edge an excerpt
     keeps without a query (its start, or its end with ``from_end``) or none fits. Of windows
-    that weigh the same, :data:`EXCERPT_TIES` says which is kept.
+    that weigh the same, :data:`EXCERPT_TIES` says which is kept; with ``paragraphs``
+    (indices into ``bounds``, :func:`_paragraph_starts`) the kept window then starts at the
+    paragraph of its first sentence with a query word where it weighs as much from there
+    (:func:`_from_paragraph`).
 
     Linear: the text is split once, each sentence's words are matched once, and a two-pointer
     sweep adds and drops each sentence once (with O(log n) token lookups per step)."""
@@ -758,6 +810,8 @@ def _query_window(
             have[w] -= 1
             if have[w] == 0:
                 score -= weight[w]
+    if best is not None and paragraphs:
+        best = _from_paragraph(best, seg_terms, weight, paragraphs, bounds, tokens_between, room)
     if best is None or best[0] <= edge + 1e-9:
         return None
     return bounds[best[1]], bounds[best[2]]
@@ -1198,11 +1252,14 @@ def assemble_context(
     seen_uris: Iterable[str] = (),
     token_counter: TokenCounter | str | None = None,
     query: str | None = None,
+    excerpt_paragraphs: bool | None = None,
 ) -> AssembledContext:
     """Fit the hits, best first, into ``max_tokens`` (see the module docstring).
 
     ``query`` (the question the hits answer) lets a chunk that does not fit whole keep the
-    sentences that match it rather than its start (:data:`EXCERPT_AT`).
+    sentences that match it rather than its start (:data:`EXCERPT_AT`); of the windows that
+    match it best, one that starts a paragraph (``excerpt_paragraphs``, ``None``:
+    :data:`EXCERPT_PARAGRAPHS`; ``RetrievalConfig.excerpt_paragraphs`` for a client's call).
 
     URIs are compared as given: pass ``exclude_uris`` / ``seen_uris`` in the form the hits use
     (the clients' :meth:`assemble_context` does this for you).
@@ -1216,6 +1273,12 @@ def assemble_context(
         if not isinstance(query, str):
             raise InvalidQueryError(f"query must be a string, got {type(query).__name__}")
         packer.terms = query_terms(query)
+    if excerpt_paragraphs is not None:
+        if not isinstance(excerpt_paragraphs, bool):
+            raise InvalidQueryError(
+                f"excerpt_paragraphs must be a bool, got {type(excerpt_paragraphs).__name__}"
+            )
+        packer.paragraphs = excerpt_paragraphs
     packer.before = {
         c.uri for h in contexts for c in h.collapsed if c.position is not None and c.position < 0
     }
@@ -1325,6 +1388,9 @@ class _Packer:
         """Chunks shown before their slot's hit (an excerpt of one keeps its end)."""
         self.terms: frozenset[str] = frozenset()
         """The query's words an excerpt is placed by (:data:`EXCERPT_AT`)."""
+        self.paragraphs = EXCERPT_PARAGRAPHS
+        """Whether a query excerpt prefers a window that starts a paragraph
+        (:data:`EXCERPT_PARAGRAPHS`)."""
         self.root: str | None = None
         if COMPACT_RESOURCE_HEADERS:
             self.root = _resource_root(
@@ -1608,7 +1674,8 @@ class _Packer:
             def between(a: int, b: int) -> int:
                 return fixed + pre[b] - pre[a]
 
-        span = _query_window(text, bounds, self.terms, between, room, from_end)
+        paragraphs = _paragraph_starts(text, bounds) if self.paragraphs else frozenset()
+        span = _query_window(text, bounds, self.terms, between, room, from_end, paragraphs)
         if span is None:
             return None
         line = line_of(*span)
