@@ -13212,6 +13212,31 @@ GEDA_MAX_PAGE_CHARS = 150_000
 chosen for this set)."""
 
 
+def zoneminder_faq_pages(
+    name: str,
+    folder: Path,
+    pages: Sequence[str],
+    rel: Callable[[str], str],
+    page_id: Callable[[str], str],
+    question: Callable[[str], str] = lambda q: q,
+) -> tuple[dict[str, str], list[NaturalQuestion]]:
+    """Several FAQ pages of one folder, each read by :func:`split_zoneminder_faq`: (each
+    page's text without its questions at ``rel(stem)``, the questions of every page in
+    order, ids ``<page_id(stem)>/<id>``, texts ``question(heading)``, each answer found in
+    its own page). One loop for the sets whose FAQ is a folder of such pages (geda-faq's
+    wiki pages, sylpheed-faq's chapters), so that they read, name and source them alike."""
+    files: dict[str, str] = {}
+    asked: list[NaturalQuestion] = []
+    for page in pages:
+        stem = page.removesuffix(".html")
+        text, qa = split_zoneminder_faq(_doc_text(folder / page, "utf-8"))
+        files[rel(stem)] = text
+        asked += _faq_questions(
+            name, [(f"{page_id(stem)}/{k}", question(q), a) for k, q, a in qa], rel(stem)
+        )
+    return files, asked
+
+
 def geda_faq_set() -> NaturalSet:
     """The gEDA wiki's FAQ (Debian ``lepton-eda``, ``/usr/share/doc/lepton-eda/wiki/``: seven
     DokuWiki HTML pages, :data:`GEDA_FAQ_PAGE`, ~88 questions and problem reports among
@@ -13228,15 +13253,13 @@ def geda_faq_set() -> NaturalSet:
     root, doc, _ = _packaged_doc(GEDA_PACKAGE, GEDA_DOC, GEDA_FAQ)
     names = sorted(p.name for p in doc.glob("*.html") if p.is_file())
     faqs = [name for name in names if GEDA_FAQ_PAGE.match(name)]
-    files: dict[str, str] = {}
-    asked: list[NaturalQuestion] = []
-    for name in faqs:
-        stem = name.removesuffix(".html")
-        rel = f"{stem}.md"
-        text, qa = split_zoneminder_faq(_doc_text(doc / name, "utf-8"))
-        files[rel] = text
-        page = stem.removeprefix("geda-faq").lstrip("-") or "geda"
-        asked += _faq_questions("geda-faq", [(f"{page}/{k}", q, a) for k, q, a in qa], rel)
+    files, asked = zoneminder_faq_pages(
+        "geda-faq",
+        doc,
+        faqs,
+        lambda stem: f"{stem}.md",
+        lambda stem: stem.removeprefix("geda-faq").lstrip("-") or "geda",
+    )
     others = [
         name
         for name in names
@@ -13404,21 +13427,14 @@ def sylpheed_faq_set() -> NaturalSet:
     chapters = sorted(
         p.name for p in faq_dir.glob("*.html") if p.is_file() and p.name not in SYLPHEED_SKIP
     )
-    files: dict[str, str] = {}
-    asked: list[NaturalQuestion] = []
-    for name in chapters:
-        stem = name.removesuffix(".html")
-        rel = f"{SYLPHEED_FAQ_DIR}/{stem}.md"
-        text, qa = split_zoneminder_faq(_doc_text(faq_dir / name, "utf-8"))
-        files[rel] = text
-        asked += _faq_questions(
-            "sylpheed-faq",
-            [
-                (f"{stem}/{k}", _ENTRY_LABEL.sub("", _SECTION_NUMBER.sub("", q)), a)
-                for k, q, a in qa
-            ],
-            rel,
-        )
+    files, asked = zoneminder_faq_pages(
+        "sylpheed-faq",
+        faq_dir,
+        chapters,
+        lambda stem: f"{SYLPHEED_FAQ_DIR}/{stem}.md",
+        lambda stem: stem,
+        lambda q: _ENTRY_LABEL.sub("", _SECTION_NUMBER.sub("", q)),
+    )
     manual = sorted(
         f"{SYLPHEED_MANUAL_DIR}/{p.name}"
         for p in (doc / SYLPHEED_MANUAL_DIR).glob("*.html")
