@@ -447,6 +447,12 @@ change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py
   C library manual's other pages, the generated indexes and listings out by avr-libc's rule
   (:func:`netcdf_faq_set`). Built in stop 71 and measured once: an untuned check (helper
   heldout80).
+* ``sylpheed-faq``: the Sylpheed FAQ (Debian ``sylpheed-doc``, ``FAQ/en/``: linuxdoc HTML,
+  three chapter pages, ~78 numbered ``<H2>`` entries): every question deleted by the
+  ZoneMinder reading (:func:`split_zoneminder_faq`, unchanged), the section number and
+  ``Qnn`` label off each, beside the English user's manual; the contents page, credits and
+  licence out (:func:`sylpheed_faq_set`). Built in stop 71 and measured once: an untuned
+  check (helper heldout82).
 * ``xboard-faq``: XBoard and WinBoard's FAQ (Debian ``xboard``, ``FAQ.html``: hand-written
   HTML, ~60 labelled ``<h3>`` questions under four ``<h2>`` groups): every question and the
   contents lists deleted (:func:`split_xboard_faq`), beside the engine protocol page, the
@@ -604,6 +610,7 @@ HELD_OUT_SETS = (
     "petsc-faq",
     "mu4e-faq",
     "netcdf-faq",
+    "sylpheed-faq",
 )
 """Natural-question sets that no screening script reads by default (``--sets`` names them):
 measured once per change as an untuned check of whether a method chosen on the sets above
@@ -13205,6 +13212,31 @@ GEDA_MAX_PAGE_CHARS = 150_000
 chosen for this set)."""
 
 
+def zoneminder_faq_pages(
+    name: str,
+    folder: Path,
+    pages: Sequence[str],
+    rel: Callable[[str], str],
+    page_id: Callable[[str], str],
+    question: Callable[[str], str] = lambda q: q,
+) -> tuple[dict[str, str], list[NaturalQuestion]]:
+    """Several FAQ pages of one folder, each read by :func:`split_zoneminder_faq`: (each
+    page's text without its questions at ``rel(stem)``, the questions of every page in
+    order, ids ``<page_id(stem)>/<id>``, texts ``question(heading)``, each answer found in
+    its own page). One loop for the sets whose FAQ is a folder of such pages (geda-faq's
+    wiki pages, sylpheed-faq's chapters), so that they read, name and source them alike."""
+    files: dict[str, str] = {}
+    asked: list[NaturalQuestion] = []
+    for page in pages:
+        stem = page.removesuffix(".html")
+        text, qa = split_zoneminder_faq(_doc_text(folder / page, "utf-8"))
+        files[rel(stem)] = text
+        asked += _faq_questions(
+            name, [(f"{page_id(stem)}/{k}", question(q), a) for k, q, a in qa], rel(stem)
+        )
+    return files, asked
+
+
 def geda_faq_set() -> NaturalSet:
     """The gEDA wiki's FAQ (Debian ``lepton-eda``, ``/usr/share/doc/lepton-eda/wiki/``: seven
     DokuWiki HTML pages, :data:`GEDA_FAQ_PAGE`, ~88 questions and problem reports among
@@ -13221,15 +13253,13 @@ def geda_faq_set() -> NaturalSet:
     root, doc, _ = _packaged_doc(GEDA_PACKAGE, GEDA_DOC, GEDA_FAQ)
     names = sorted(p.name for p in doc.glob("*.html") if p.is_file())
     faqs = [name for name in names if GEDA_FAQ_PAGE.match(name)]
-    files: dict[str, str] = {}
-    asked: list[NaturalQuestion] = []
-    for name in faqs:
-        stem = name.removesuffix(".html")
-        rel = f"{stem}.md"
-        text, qa = split_zoneminder_faq(_doc_text(doc / name, "utf-8"))
-        files[rel] = text
-        page = stem.removeprefix("geda-faq").lstrip("-") or "geda"
-        asked += _faq_questions("geda-faq", [(f"{page}/{k}", q, a) for k, q, a in qa], rel)
+    files, asked = zoneminder_faq_pages(
+        "geda-faq",
+        doc,
+        faqs,
+        lambda stem: f"{stem}.md",
+        lambda stem: stem.removeprefix("geda-faq").lstrip("-") or "geda",
+    )
     others = [
         name
         for name in names
@@ -13332,6 +13362,101 @@ def netcdf_faq_set() -> NaturalSet:
             "and copyright out; answer = the text under a question up to the next heading of "
             f"its level or higher; left out, answer under {MIN_ANSWER_WORDS} words: "
             f"{' | '.join(unjudged) or 'none'}"
+        ),
+    )
+
+
+# --------------------------------------------------------------------------------------
+# A linuxdoc FAQ rendered to HTML, one page a chapter, beside the manual (Sylpheed)
+# --------------------------------------------------------------------------------------
+
+SYLPHEED_PACKAGE = "sylpheed-doc"
+SYLPHEED_DOC = "usr/share/doc/sylpheed-doc"
+SYLPHEED_FAQ_DIR = "FAQ/en"
+SYLPHEED_MANUAL_DIR = "manual/en"
+"""The Sylpheed documentation team's FAQ and user's manual (linuxdoc SGML rendered to HTML
+by SGML-Tools 1.0.9, one page a chapter, in six languages; Debian's ``sylpheed-doc``). The
+English FAQ: a contents page (``sylpheed-faq.html``: authors, copyright, every chapter and
+question again as links), three chapters of ``<H2>`` entries under an ``<H2>`` chapter title
+with no text of its own ("1. Sylpheed FAQ - General information"), each entry numbered and
+labelled by its authors ("1.1 Q01 Are there FAQ's in other languages?"; ``C30`` for the
+claws branch's features), most asked with "?", some reported ("Mutt does not recognize
+Sylpheed's MH structure"), then two appendices: the documentation team and the GFDL. Which
+heading asks is decided by the ZoneMinder rule (:func:`split_zoneminder_faq`), not a
+list."""
+SYLPHEED_SKIP = frozenset(
+    {
+        "sylpheed-faq.html",
+        "sylpheed-faq-4.html",
+        "sylpheed-faq-5.html",
+        "sylpheed-21.html",
+        "sylpheed-22.html",
+    }
+)
+"""Pages left out, by name: the FAQ's contents page (every question again as a link) and,
+in the FAQ and the manual alike, the appendices naming the documentation team (credits)
+and holding the GNU FDL (the licence), as every package set leaves copyright and credits
+out. The other languages' folders stay out as translations (the same pages again)."""
+SYLPHEED_MAX_PAGE_CHARS = 150_000
+"""A converted page over this stays out and is named (the value the other sets use, not
+chosen for this set)."""
+_ENTRY_LABEL = re.compile(r"^[A-Z]\d+\.?\s+")
+"""An entry's own label after its section number ("Q01", "C30", "Q14."): the authors'
+numbering, not words a user asks with (fetchmail's ``G1.`` labels are read off the same
+way)."""
+
+
+def sylpheed_faq_set() -> NaturalSet:
+    """The Sylpheed FAQ (Debian ``sylpheed-doc``, ``FAQ/en/``: linuxdoc HTML, three chapter
+    pages, ~78 numbered ``<H2>`` entries) with every question deleted by the ZoneMinder
+    reading (:func:`split_zoneminder_faq`, unchanged: a heading asks when it ends with "?"
+    or has its own text and at least :data:`ZM_MIN_TITLE_WORDS` words, outside an open
+    question; the chapter titles have no text of their own and ask nothing), the section
+    number and the entry's label taken off each question (:data:`_SECTION_NUMBER`,
+    :data:`_ENTRY_LABEL`), beside the English user's manual (``manual/en/``, one page a
+    chapter; :func:`page_to_markdown`), :data:`SYLPHEED_SKIP` out, each page up to
+    :data:`SYLPHEED_MAX_PAGE_CHARS`. Ids are the page's name and the heading's slug
+    (``sylpheed-faq:sylpheed-faq-1/1-2-q02-what-is-sylpheed``). Entries whose answer is
+    under :data:`MIN_ANSWER_WORDS` words are left out and named. Built in stop 71 and
+    measured once, with no change to the retriever: an untuned check (helper
+    heldout82)."""
+    root, doc, _ = _packaged_doc(
+        SYLPHEED_PACKAGE, SYLPHEED_DOC, f"{SYLPHEED_FAQ_DIR}/sylpheed-faq.html"
+    )
+    faq_dir = doc / SYLPHEED_FAQ_DIR
+    chapters = sorted(
+        p.name for p in faq_dir.glob("*.html") if p.is_file() and p.name not in SYLPHEED_SKIP
+    )
+    files, asked = zoneminder_faq_pages(
+        "sylpheed-faq",
+        faq_dir,
+        chapters,
+        lambda stem: f"{SYLPHEED_FAQ_DIR}/{stem}.md",
+        lambda stem: stem,
+        lambda q: _ENTRY_LABEL.sub("", _SECTION_NUMBER.sub("", q)),
+    )
+    manual = sorted(
+        f"{SYLPHEED_MANUAL_DIR}/{p.name}"
+        for p in (doc / SYLPHEED_MANUAL_DIR).glob("*.html")
+        if p.is_file() and p.name not in SYLPHEED_SKIP
+    )
+    kept, too_long = _add_pages(files, doc, manual, "utf-8", SYLPHEED_MAX_PAGE_CHARS)
+    return _judged_package_set(
+        "sylpheed-faq",
+        root,
+        files,
+        asked,
+        lambda version, unjudged: (
+            f"Sylpheed FAQ from {SYLPHEED_PACKAGE} {version} ({SYLPHEED_FAQ_DIR}/, linuxdoc "
+            f"HTML, {len(chapters)} chapter pages, {len(asked)} questions deleted: a heading "
+            f"asks when it ends with '?' or has its own text and {ZM_MIN_TITLE_WORDS}+ words, "
+            "outside an open question; chapter titles kept; section numbers and Qnn labels "
+            "off the questions) + the English user's manual "
+            f"({len(kept)} files; left out, over {SYLPHEED_MAX_PAGE_CHARS} chars: "
+            f"{', '.join(too_long) or 'none'}); the FAQ's contents page, the team and GFDL "
+            "appendices, the other languages, changelogs and copyright out; answer = the text "
+            "under a question up to the next heading of its level or higher; left out, answer "
+            f"under {MIN_ANSWER_WORDS} words: {' | '.join(unjudged) or 'none'}"
         ),
     )
 
@@ -14334,6 +14459,7 @@ BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "petsc-faq": lambda emb: petsc_faq_set(),
     "mu4e-faq": lambda emb: mu4e_faq_set(),
     "netcdf-faq": lambda emb: netcdf_faq_set(),
+    "sylpheed-faq": lambda emb: sylpheed_faq_set(),
     "cranfield": cranfield_set,
     "pytest-derived": lambda emb: pytest_derived_set(),
 }
