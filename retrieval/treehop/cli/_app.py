@@ -549,12 +549,20 @@ def cmd_search(ctx: _Ctx) -> int:
         res = client.search(a.query, session_id=a.session, **kw)
         display = client.aio.display
     if a.json:
-        ctx.json(res.model_dump(mode="json"))
+        # (``score_kind`` first: a reader of the JSON learns what ``score`` is, as the
+        # table's ``fused`` column says it; ``find``'s JSON has none, its scores are cosines)
+        ctx.json({"score_kind": render.SCORE_KIND_FUSED, **res.model_dump(mode="json")})
         return ExitCode.OK
     if res.query_plan is not None:
         render.render_plan(ctx.out, res.query_plan)
     render.render_results(
-        ctx.out, a.query, res, display, ctx.width, text_chars=a.text_chars if a.text else 0
+        ctx.out,
+        a.query,
+        res,
+        display,
+        ctx.width,
+        text_chars=a.text_chars if a.text else 0,
+        fused=True,
     )
     if a.explain:
         for i, qr in enumerate(res.query_results or [], 1):
