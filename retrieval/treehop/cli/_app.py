@@ -143,9 +143,12 @@ class _BuiltWith(BaseEmbedder):
         self.dimension = dimension or 0
 
     def embed(self, texts: Sequence[str]) -> Vectors:
+        # (what works is said here too: ``treehop mcp`` serves such an index read-only, and
+        # its client sees this as the ``find`` / ``search`` / ``context`` tools' error)
         raise EmbeddingError(
-            f"this command cannot embed: the index was built with embedder {self.name!r}, "
-            "which the CLI does not load"
+            f"cannot embed a query: the index was built with embedder {self.name!r}, which "
+            "the CLI and treehop mcp do not load; ls, tree and read work on it as it is "
+            "(search it from Python with that model: Treehop(path, embedder=...))"
         )
 
 
@@ -909,7 +912,23 @@ def cmd_mcp(ctx: _Ctx) -> int:
         ) from exc
     limits = _mcp_limits(ctx.args)  # (checked before the index is opened or created)
     new = not (ctx.index / "CURRENT").is_file()
-    client = ctx.open(create=not ctx.args.read_only, read_only=ctx.args.read_only)
+    read_only = bool(ctx.args.read_only)
+    try:
+        client = ctx.open(create=not read_only, read_only=read_only)
+    except EmbeddingError as exc:
+        # An index built from Python with another model (a LangChain / LlamaIndex store
+        # over OpenAIEmbeddings()): refused at start, the agent had no tool at all. Served
+        # read-only under the model it names, as the CLI's ls / tree / read open it: the
+        # browse tools work, find / search / context answer _BuiltWith's EmbeddingError.
+        if not str(exc).endswith("would mix vector spaces"):
+            raise
+        client = ctx.open(read_only=True, embeds=False)
+        read_only = True
+        print(
+            f"treehop mcp: {exc}: serving it read-only; ls, tree and read work, find, "
+            "search and context answer an EmbeddingError (add_memory is left out)",
+            file=ctx.err,
+        )
     if new:
         # A typo in a client's configured --index would otherwise serve an empty index in
         # silence: every search "finds nothing". The client's server log shows stderr.
@@ -919,7 +938,7 @@ def cmd_mcp(ctx: _Ctx) -> int:
             file=ctx.err,
         )
     try:
-        build_server(client.aio, read_only=ctx.args.read_only, **limits._asdict()).run("stdio")
+        build_server(client.aio, read_only=read_only, **limits._asdict()).run("stdio")
     finally:
         client.close()
     return ExitCode.OK
