@@ -119,4 +119,4 @@ async def test_control_an_index_built_with_the_default_model_is_served_as_before
         assert "add_memory" in {t.name for t in (await s.list_tools()).tools}
         res = await s.call_tool("find", {"query": "roll back", "limit": 1})
         assert not res.is_error, res.content
-        assert res.structured_content["hits"]  # type: ignore[index]
+        assert res.structured_content["hits"]

@@ -1507,7 +1507,7 @@ def _parse(parser: argparse.ArgumentParser, argv: Sequence[str]) -> argparse.Nam
         hints = [
             _hint_after_command(parser, command, given)
             for i, given in enumerate(shown)
-            if given.startswith("-") and given != "-" and i not in values
+            if _ascii_dashes(given).startswith("-") and given != "-" and i not in values
         ]
         listed = _shown_args(extras)
         command.error("; ".join([f"unrecognized arguments: {listed}", *filter(None, hints)]))
@@ -1520,14 +1520,23 @@ def _hint_after_command(
     """What an unknown option given after the command's name most likely meant: an option
     of ``treehop`` itself that the command does not read (``--version``) goes before the
     command (helper leftovers68b: ``treehop find q --version`` was asked "did you mean
-    --json?"); else the command's option it is another spelling of; else nothing."""
+    --json?"); else the command's option it is another spelling of; else nothing.
+
+    An option typed with a page's dashes (``—limit``, ``–-limit``: :func:`_ascii_dashes`)
+    is read as its ASCII spelling, so ``treehop find q —limit 3`` is asked "did you mean
+    --limit?" (helper leftovers71c; attacks83 saw it listed with no hint)."""
     option = _shown_arg(given.split("=", 1)[0])
-    if isinstance(_known_option(parser, given), argparse.Action):
+    typed = _ascii_dashes(given)
+    own = typed != given and isinstance(_known_option(command, typed), argparse.Action)
+    if not own and isinstance(_known_option(parser, typed), argparse.Action):
         first = command.prog.split()[1] if len(command.prog.split()) > 1 else "COMMAND"
         return f"{option} is an option of 'treehop' itself: give it before '{first}'"
-    meant = _meant_option(command, given)
-    # (the command's own option, unread: a word after ``--``; never offered as its own fix)
-    return f"{option}: did you mean {meant}?" if meant and meant != option else ""
+    meant = _meant_option(command, typed)
+    # (the command's own option, unread: a word after ``--``; never offered as its own fix,
+    # but one given with other dashes is: the fix is the dashes)
+    if not meant or (meant == option and typed == given):
+        return ""
+    return f"{option}: did you mean {meant}?"
 
 
 MAX_ARGS = 10_000
@@ -1597,18 +1606,29 @@ _DASHES = "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63\uff0d"
 en or em dash, a minus sign, their full-width forms)."""
 
 
+def _ascii_dashes(word: str) -> str:
+    """``word`` with leading dashes of which any is typographic (:data:`_DASHES`) read as
+    the ASCII an option has: ``--`` before a long name (``—limit``, ``–-limit``,
+    ``−−limit``: ``--limit``), ``-`` before one letter (``–k``); else ``word`` unchanged.
+    (An em dash stands for the two hyphens a page's typesetting joined.)"""
+    rest = word.lstrip("-" + _DASHES)
+    lead = word[: len(word) - len(rest)]
+    if not any(c in _DASHES for c in lead):
+        return word
+    return ("--" if len(rest.partition("=")[0]) > 1 else "-") + rest
+
+
 def _secret_option(word: str) -> bool:
     """Whether ``word``'s name (before any ``=``) says its value is a credential
-    (:data:`_SECRET_OPTION`), its leading dashes read as ``-`` whatever dash they are and a
-    ``:`` after the name ignored.
+    (:data:`_SECRET_OPTION`), its leading dashes read as ``-`` whatever dash they are
+    (:func:`_ascii_dashes`) and a ``:`` after the name ignored.
 
     Why (helper attacks83): a command copied from a page that set ``--api-key`` as
     ``—api-key`` (an em dash; ``–-token`` with an en dash) or from a config line
     (``--password: ...``) is not an option to argparse, so both words were listed as
     unknown arguments, the key shown whole."""
-    name = word.partition("=")[0].rstrip(":")
-    dashes = len(name) - len(name.lstrip("-" + _DASHES))
-    return dashes > 0 and _SECRET_OPTION.fullmatch("-" * dashes + name[dashes:]) is not None
+    name = _ascii_dashes(word).partition("=")[0].rstrip(":")
+    return name.startswith("-") and _SECRET_OPTION.fullmatch(name) is not None
 
 
 def _shown_args(words: Sequence[str]) -> str:
