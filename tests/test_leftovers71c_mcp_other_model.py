@@ -34,20 +34,27 @@ ENV = {
 DEPLOY = "viking://resources/docs/ops/deploy.md"
 
 
+DOCS = {
+    "ops/deploy.md": "# Deployments\n\nRoll back with `kubectl rollout undo deployment/web`.\n",
+    "README.md": "# Handbook\n\nOperations guides.\n",
+}
+
+
 @pytest.fixture(scope="module")
 def other_model_index(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An index built from Python with another model (the test bag of words)."""
     root = tmp_path_factory.mktemp("l71c_mcp")
-    docs = root / "docs"
-    (docs / "ops").mkdir(parents=True)
-    (docs / "ops" / "deploy.md").write_text(
-        "# Deployments\n\nRoll back with `kubectl rollout undo deployment/web`.\n",
-        encoding="utf-8",
-    )
-    (docs / "README.md").write_text("# Handbook\n\nOperations guides.\n", encoding="utf-8")
-    path = root / "idx"
-    with Treehop(path, embedder=BagOfWordsEmbedder()) as th:
-        th.add_resource(docs, target_uri="viking://resources/docs")
-    return path
+    tree = _write_tree(DOCS, root / "docs")
+    with Treehop(root / "idx", embedder=BagOfWordsEmbedder()) as th:
+        th.add_resource(tree, target_uri="viking://resources/docs")
+    return root / "idx"
+
+
+def _write_tree(files: dict[str, str], root: Path) -> Path:
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    return root
 
 
 def _files(path: Path) -> dict[str, tuple[int, int]]:
