@@ -904,7 +904,12 @@ def evaluate_set(
             groups = [(nset.name, qs)]
             if len(kinds) > 1:
                 groups += [(f"{nset.name}/{k}", [q for q in qs if q.kind == k]) for k in kinds]
+            # (a kind this half has no question of writes no row: its n = 0 row of 0.0 means,
+            # ``score``'s empty mean, would count as zeros in a pooler averaging rows; seen
+            # with --only-problem-reports, and whenever a kind falls in one half; attacks83)
             for label, group in groups:
+                if not group:
+                    continue
                 out += table_rows(runs, label, half, group, judge_, budgets, nset.answers_are_pages)
         return out
 

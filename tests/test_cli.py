@@ -633,7 +633,7 @@ def test_sessions_and_search_without_llm_fall_back_visibly(
     assert lines[0] == "plan: fallback (no LLM configured); searching the raw query"
     assert {ln.split()[1] for ln in lines[1:4]} == {"memory", "resource", "skill"}
     header = next(ln for ln in lines if ln.lstrip().startswith("#"))
-    assert header.split() == ["#", "score", "vector", "uri", "found", "queries", "abstract"]
+    assert header.split() == ["#", "fused", "vector", "uri", "found", "queries", "abstract"]
     rows = table_rows(out)
     assert rows and all(re.search(r"\sq[123]\s", r) for r in rows)
     assert any(OAUTH in r for r in rows)

@@ -166,18 +166,34 @@ def _query_key(q: TypedQuery) -> tuple[str, str | None]:
     return (q.query, q.context_type.value if q.context_type else None)
 
 
+FUSED_NOTE = (
+    "fused: reciprocal-rank fusion of the typed queries' rankings (1.000 = first in every "
+    "query), not a similarity; vector: the hit's own cosine"
+)
+"""The line under ``search``'s table. Why: its scores fall 1.000, 0.984, 0.968, ... down the
+list whatever the hits' similarities (a file at cosine 0.024 showed 0.924), and a column
+headed ``score``, as ``find``'s similarities are, read as a near-certain match (usage82)."""
+
+SCORE_KIND_FUSED = "fused_rank"
+"""``search --json``'s ``score_kind``: each hit's ``score`` is a normalised fused rank."""
+
+
 def result_rows(
-    hits: Sequence[MatchedContext], display: Display, plan: QueryPlan | None = None
+    hits: Sequence[MatchedContext],
+    display: Display,
+    plan: QueryPlan | None = None,
+    *,
+    fused: bool = False,
 ) -> tuple[list[Column], list[list[str]]]:
     """Columns and rows of the results table; with a plan, which typed queries found each hit.
 
     ``vector`` is shown only when some score is not the plain vector score (reranked or fused
     hits), ``rerank`` only when a reranker ran: columns that repeat ``score`` cost width that the
-    abstract needs.
+    abstract needs. ``fused``: the scores are ``search``'s fused ranks, headed ``fused``.
     """
     show_vector = any(m.vector_score is None or m.vector_score != m.score for m in hits)
     show_rerank = any(m.rerank_score is not None or m.rerank_fallback for m in hits)
-    cols = [Column("#", ">"), Column("score", ">")]
+    cols = [Column("#", ">"), Column("fused" if fused else "score", ">")]
     if show_vector:
         cols.append(Column("vector", ">"))
     if show_rerank:
@@ -213,10 +229,12 @@ def render_results(
     *,
     limit: int | None = None,
     text_chars: int = 0,
+    fused: bool = False,
 ) -> None:
     """The results table of ``find``/``search`` plus one summary line per typed query;
     ``text_chars``: each hit's passage (:attr:`MatchedContext.slot_text`) after the table,
-    up to that many characters (0: none)."""
+    up to that many characters (0: none); ``fused``: ``search``'s fused ranks, the column
+    headed so and :data:`FUSED_NOTE` under the table."""
     hits = res.contexts()
     if limit is not None:
         hits = hits[:limit]
@@ -225,9 +243,11 @@ def render_results(
     else:
         noun = "hit" if len(hits) == 1 else "hits"
         print(f"{len(hits)} {noun} for {query!r}", file=out)
-        cols, rows = result_rows(hits, display, res.query_plan)
+        cols, rows = result_rows(hits, display, res.query_plan, fused=fused)
         for line in table(cols, rows, width):
             print(line, file=out)
+        if fused:
+            print(FUSED_NOTE, file=out)
         if text_chars:
             render_passages(out, hits, display, text_chars)
     for i, qr in enumerate(res.query_results or [], 1):
