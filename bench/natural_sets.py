@@ -453,6 +453,12 @@ change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py
   ``Qnn`` label off each, beside the English user's manual; the contents page, credits and
   licence out (:func:`sylpheed_faq_set`). Built in stop 71 and measured once: an untuned
   check (helper heldout82).
+* ``datatable-faq``: data.table's FAQ (Debian ``r-cran-data.table``,
+  ``doc/datatable-faq.Rmd``: an R Markdown vignette, ~60 ``##`` entries under six groups):
+  every question deleted by the cython-faq rule (:func:`split_rmarkdown_faq`, the rule
+  unchanged, pandoc attributes off the titles), beside the package's other vignettes
+  (:func:`datatable_faq_set`). Built in stop 71 and measured once: an untuned check (helper
+  heldout84).
 * ``xboard-faq``: XBoard and WinBoard's FAQ (Debian ``xboard``, ``FAQ.html``: hand-written
   HTML, ~60 labelled ``<h3>`` questions under four ``<h2>`` groups): every question and the
   contents lists deleted (:func:`split_xboard_faq`), beside the engine protocol page, the
@@ -611,6 +617,7 @@ HELD_OUT_SETS = (
     "mu4e-faq",
     "netcdf-faq",
     "sylpheed-faq",
+    "datatable-faq",
 )
 """Natural-question sets that no screening script reads by default (``--sets`` names them):
 measured once per change as an untuned check of whether a method chosen on the sets above
@@ -13970,7 +13977,9 @@ def markdown_plain(text: str) -> str:
 
 
 def split_markdown_faq(
-    md: str, seen: dict[str, int] | None = None
+    md: str,
+    seen: dict[str, int] | None = None,
+    convert: Callable[[str], str] = myst_to_markdown,
 ) -> tuple[str, list[tuple[str, str, str]]]:
     """A markdown FAQ page -> (the page without its questions, [(id, question, answer)]),
     by the cython-faq rule unchanged (:func:`_split_asking_headings`): the page through
@@ -13978,8 +13987,9 @@ def split_markdown_faq(
     below the title asks when its title (:func:`markdown_plain`) ends with "?" and it has
     text of its own, outside an open question; the answer, kept in the page, runs to the
     next heading of its level or higher. ``seen``: ids counted across the pages of one set
-    (a repeat ``-2``)."""
-    lines = myst_to_markdown(md).split("\n")
+    (a repeat ``-2``). ``convert``: the page's markdown dialect to the text a reader gets
+    (:func:`myst_to_markdown`; R Markdown through :func:`rmarkdown_to_markdown`)."""
+    lines = convert(md).split("\n")
     fenced = _fenced(lines)
     heads = [
         (k, m) for k, line in enumerate(lines) if not fenced[k] and (m := _HEADING.match(line))
@@ -14051,6 +14061,113 @@ def jupyterhub_faq_set() -> NaturalSet:
             f"chars: {', '.join(too_long) or 'none'}); answer = the text under a question up "
             "to the next heading of its level or higher; left out, answer under "
             f"{MIN_ANSWER_WORDS} words: {' | '.join(unjudged) or 'none'}"
+        ),
+    )
+
+
+# --------------------------------------------------------------------------------------
+# An R package's FAQ vignette in R Markdown, beside its other vignettes (data.table)
+# --------------------------------------------------------------------------------------
+
+DATATABLE_PACKAGE = "r-cran-data.table"
+DATATABLE_DOC = "usr/lib/R/site-library/data.table/doc"
+DATATABLE_FAQ = "datatable-faq.Rmd"
+"""data.table's FAQ as its authors keep it: a vignette in R Markdown (Debian's
+``r-cran-data.table``, the installed package's ``doc/``, beside the other vignettes'
+``.Rmd`` sources, their tangled ``.R`` code and an ``index.html`` listing them). The page:
+a YAML front matter block holding its title, a ``<style>`` block, a set-up code chunk, then
+``#`` group titles ("Beginner FAQs", "General Syntax", "Questions relating to compute
+time", "Error messages", "Warning messages", "General questions about the package") over
+~60 ``##`` entries, most asked with "?" ("Why does ``DT[, region]`` return a vector for
+the "region" column?"), the error and warning entries titled by the message itself, a few
+carrying a pandoc attribute after the title (``{#MergeDiff}``). Which heading asks is
+decided by the cython-faq rule (:func:`split_markdown_faq`), not a list."""
+DATATABLE_MAX_PAGE_CHARS = 150_000
+"""A converted page over this stays out and is named (the value the other sets use, not
+chosen for this set)."""
+
+
+def _without_pandoc_attributes(line: str) -> str:
+    """A heading line without a trailing pandoc attribute block (``{#id}``, ``{.class}``,
+    ``{-}``): markup that names the section's anchor, not words a reader sees or types.
+    Other lines, and braces that do not close the line, are kept. String scans only, linear
+    in the line."""
+    text = line.rstrip()
+    k = text.rfind("{")
+    if not text.endswith("}") or k <= 0 or text[k + 1 : k + 2] not in ("#", ".", "-"):
+        return line
+    if "}" in text[k + 1 : -1]:
+        return line
+    return text[:k].rstrip()
+
+
+def rmarkdown_to_markdown(text: str) -> str:
+    """An R Markdown source -> the text a reader gets: :func:`myst_to_markdown` (the YAML
+    front matter goes; fenced code chunks, ```` ```{r} ````, stay as written), then the
+    pandoc attribute blocks after heading titles (:func:`_without_pandoc_attributes`) off,
+    so that a title asks by its own words ("... merge(X, Y)?", not "... {#MergeDiff}"). One
+    pass over the lines."""
+    lines = myst_to_markdown(text).split("\n")
+    fenced = _fenced(lines)
+    return "\n".join(
+        _without_pandoc_attributes(line) if not f and _HEADING.match(line) else line
+        for line, f in zip(lines, fenced, strict=True)
+    )
+
+
+def split_rmarkdown_faq(
+    md: str, seen: dict[str, int] | None = None
+) -> tuple[str, list[tuple[str, str, str]]]:
+    """An R Markdown FAQ page -> (the page without its questions, [(id, question, answer)]):
+    :func:`split_markdown_faq` unchanged (the cython-faq rule) over the page read by
+    :func:`rmarkdown_to_markdown`."""
+    return split_markdown_faq(md, seen, rmarkdown_to_markdown)
+
+
+RMARKDOWN_DOCS = DocFormat(".Rmd", rmarkdown_to_markdown, split_rmarkdown_faq)
+"""R Markdown vignette sources (data.table)."""
+
+
+def datatable_faq_set() -> NaturalSet:
+    """data.table's FAQ (Debian ``r-cran-data.table``, ``doc/datatable-faq.Rmd``: one R
+    Markdown vignette, ~60 ``##`` entries under six ``#`` groups) with every question
+    deleted by the cython-faq rule (:func:`split_rmarkdown_faq`: a heading below the title
+    asks when its title ends with "?" and it has text of its own, outside an open question;
+    the group titles and the entries titled by an error or warning message stay), beside
+    the package's other vignettes (every ``*.Rmd`` of ``doc/``, through
+    :func:`rmarkdown_to_markdown`, up to :data:`DATATABLE_MAX_PAGE_CHARS`; the tangled
+    ``.R`` code, a second copy of their chunks, and ``index.html``, a list of them, out),
+    read by :func:`_sdist_docs_faq` as the sdist sets read theirs. Ids are the questions'
+    slugs (``datatable-faq:what-are-primary-and-secondary-indexes-in-data-table``). Entries
+    whose answer is under :data:`MIN_ANSWER_WORDS` words are left out and named. Built in
+    stop 71 and measured once, with no change to the retriever: an untuned check (helper
+    heldout84)."""
+    root, doc, _ = _packaged_doc(DATATABLE_PACKAGE, DATATABLE_DOC, DATATABLE_FAQ)
+    files, asked, qa, too_long = _sdist_docs_faq(
+        "datatable-faq",
+        doc,
+        RMARKDOWN_DOCS,
+        (DATATABLE_FAQ,),
+        (),
+        (),
+        DATATABLE_MAX_PAGE_CHARS,
+    )
+    return _judged_package_set(
+        "datatable-faq",
+        root,
+        files,
+        asked,
+        lambda version, unjudged: (
+            f"data.table FAQ from {DATATABLE_PACKAGE} {version} (doc/{DATATABLE_FAQ}, R "
+            f"Markdown, one vignette, {len(qa)} questions deleted by the cython-faq rule: a "
+            "heading below the title asks when it ends with '?' and has its own text, outside "
+            "an open question; group titles and message-titled entries kept; pandoc "
+            "attributes off the titles) + the package's other vignettes "
+            f"({len(files) - 1} .Rmd files; left out, over {DATATABLE_MAX_PAGE_CHARS} chars: "
+            f"{', '.join(too_long) or 'none'}); tangled .R code, index.html, changelogs and "
+            "copyright out; answer = the text under a question up to the next heading of its "
+            f"level or higher; left out, answer under {MIN_ANSWER_WORDS} words: "
+            f"{' | '.join(unjudged) or 'none'}"
         ),
     )
 
@@ -14460,6 +14577,7 @@ BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "mu4e-faq": lambda emb: mu4e_faq_set(),
     "netcdf-faq": lambda emb: netcdf_faq_set(),
     "sylpheed-faq": lambda emb: sylpheed_faq_set(),
+    "datatable-faq": lambda emb: datatable_faq_set(),
     "cranfield": cranfield_set,
     "pytest-derived": lambda emb: pytest_derived_set(),
 }
