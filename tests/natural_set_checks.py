@@ -103,6 +103,41 @@ def assert_split_answers(
     assert_page_keeps_answers(qa, page)
 
 
+def heading_rule_expected(
+    levels: Sequence[int],
+    titles: Sequence[str],
+    bodies: Sequence[str],
+    asks: Callable[[int], bool],
+) -> tuple[list[tuple[str, str, str]], set[int]]:
+    """What a heading-rule splitter must give on a property test's random page of headings
+    (``levels``, ``titles``, each with its own text ``bodies[k]``, empty for none): walking
+    the headings in order, heading ``k`` asks when ``asks(k)`` (the test's rule); its answer
+    is its text, then every deeper heading and its text up to the next heading of its level
+    or higher, and the walk goes on after them (a heading inside an open question never
+    asks). Returns ([(slug id, title, answer)], the indexes asked). One copy for the
+    markdown property tests, so that the expected answer shape cannot drift between
+    them."""
+    expected: list[tuple[str, str, str]] = []
+    asked: set[int] = set()
+    k = 0
+    while k < len(levels):
+        if not asks(k):
+            k += 1
+            continue
+        nxt = k + 1
+        while nxt < len(levels) and levels[nxt] > levels[k]:
+            nxt += 1
+        blocks = [bodies[k]]
+        for j in range(k + 1, nxt):
+            blocks.append(f"{'#' * levels[j]} {titles[j]}")
+            if bodies[j]:
+                blocks.append(bodies[j])
+        expected.append((ns._slug(titles[k]), titles[k], "\n\n".join(blocks)))
+        asked.add(k)
+        k = nxt
+    return expected, asked
+
+
 def assert_random_split(
     page: str, qa: Sequence[tuple[str, str, str]], expected: Sequence[tuple[str, str, str]]
 ) -> None:

@@ -209,25 +209,12 @@ def test_split_rmarkdown_faq_property(
         if blocks:
             md.append("\n" + bodies[-1] + "\n")
     text, qa = ns.split_rmarkdown_faq("".join(md))
-    expected: list[tuple[str, str, str]] = []
-    asked: set[int] = set()
-    k = 0
-    while k < len(entries):
-        level, asks = entries[k][0], entries[k][1]
-        if level >= 2 and asks and bodies[k]:
-            nxt = k + 1
-            while nxt < len(entries) and entries[nxt][0] > level:
-                nxt += 1
-            blocks = [bodies[k]]
-            for j in range(k + 1, nxt):
-                blocks.append(f"{'#' * entries[j][0]} {titles[j]}")
-                if bodies[j]:
-                    blocks.append(bodies[j])
-            expected.append((ns._slug(titles[k]), titles[k], "\n\n".join(blocks)))
-            asked.add(k)
-            k = nxt
-        else:
-            k += 1
+    expected, asked = nsc.heading_rule_expected(
+        [e[0] for e in entries],
+        titles,
+        bodies,
+        lambda k: entries[k][0] >= 2 and entries[k][1] and bool(bodies[k]),
+    )
     assert qa == expected
     nsc.assert_page_keeps_answers(qa, text)
     for n, t in enumerate(titles):
