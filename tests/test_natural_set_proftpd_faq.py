@@ -181,9 +181,9 @@ def test_proftpd_faq_pages_property(
         built.append((f"chaptertitle{c}", rows))
     text, qa = ns.proftpd_faq_pages(book(built))
     assert qa == expected
-    for key, _, answer in qa:
-        c, n = key.split(".")
-        assert f"t{c}x{n}z" not in text and answer in text
+    for key, _, got in qa:
+        chap, num = key.split(".")
+        assert f"t{chap}x{num}z" not in text and got in text
     for marker in kept:
         assert marker in text
     for c in range(1, len(chapters) + 1):
