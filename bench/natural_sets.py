@@ -459,6 +459,12 @@ change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py
   unchanged, pandoc attributes off the titles), beside the package's other vignettes
   (:func:`datatable_faq_set`). Built in stop 71 and measured once: an untuned check (helper
   heldout84).
+* ``proftpd-faq``: the ProFTPD FAQ (Debian ``proftpd-doc``, ``faq.html``: a DocBook DSSSL
+  book, eight qandasets, 105 entries mixing questions with topic titles): every entry the
+  ZoneMinder rule asks deleted (:func:`split_slony_faq` per qandaset, the rule deciding),
+  beside the core modules' reference and the directives' index; howto/ and contrib/ out by
+  size (:func:`proftpd_faq_set`). Built in stop 71 and measured once: an untuned check
+  (helper heldout83).
 * ``xboard-faq``: XBoard and WinBoard's FAQ (Debian ``xboard``, ``FAQ.html``: hand-written
   HTML, ~60 labelled ``<h3>`` questions under four ``<h2>`` groups): every question and the
   contents lists deleted (:func:`split_xboard_faq`), beside the engine protocol page, the
@@ -618,6 +624,7 @@ HELD_OUT_SETS = (
     "netcdf-faq",
     "sylpheed-faq",
     "datatable-faq",
+    "proftpd-faq",
 )
 """Natural-question sets that no screening script reads by default (``--sets`` names them):
 measured once per change as an untuned check of whether a method chosen on the sets above
@@ -12527,7 +12534,9 @@ _SLONY_LABEL = re.compile(
 one character or tag a step: linear)."""
 
 
-def split_slony_faq(page_html: str) -> tuple[str, list[tuple[str, str, str]]]:
+def split_slony_faq(
+    page_html: str, asks: Callable[[str, str], bool] | None = None
+) -> tuple[str, list[tuple[str, str, str]]]:
     """Slony-I's FAQ page (a DocBook DSSSL ``qandaset`` laid out in divs) -> (the page as
     markdown without its questions or their list, [(number, question, answer)]).
 
@@ -12544,7 +12553,12 @@ def split_slony_faq(page_html: str) -> tuple[str, list[tuple[str, str, str]]]:
     The groups' titles (``<H3>`` in each ``qandadiv``) and the page around the qandaset
     (the chapter's title, the section heading) stay; navigation and tables of contents go
     with the converter. Ids are the numbers (``7.1.4.5``), the entry's place when it has
-    none, a repeat ``-2``. A page with no qandaset is returned converted, asking nothing."""
+    none, a repeat ``-2``. A page with no qandaset is returned converted, asking nothing.
+
+    ``asks(question, answer)``, when given, decides which entries ask (proftpd-faq passes
+    :func:`_zm_asks`, the ZoneMinder rule: its FAQ mixes questions with one-word topic
+    titles); an entry it declines stays whole in the page, its question div converted with
+    the rest. Without it every entry with a question and an answer asks (Slony-I's)."""
     start = _QANDASET_OPEN.search(page_html)
     if start is None:
         return docbook_page_markdown(page_html), []
@@ -12582,7 +12596,7 @@ def split_slony_faq(page_html: str) -> tuple[str, list[tuple[str, str, str]]]:
         elif cls_name == "qandaentry":
             place += 1
             answer = docbook_page_markdown(f"<div>{''.join(answers)}</div>").strip()
-            if question and answer and pos is not None:
+            if question and answer and pos is not None and (asks is None or asks(question, answer)):
                 qa.append((_repeat_id(seen, label or str(place)), question, answer))
                 parts.append(page_html[pos : asked_div[0]])
                 pos = asked_div[1]
@@ -13464,6 +13478,100 @@ def sylpheed_faq_set() -> NaturalSet:
             "appendices, the other languages, changelogs and copyright out; answer = the text "
             "under a question up to the next heading of its level or higher; left out, answer "
             f"under {MIN_ANSWER_WORDS} words: {' | '.join(unjudged) or 'none'}"
+        ),
+    )
+
+
+# --------------------------------------------------------------------------------------
+# A DocBook (DSSSL) book of qandasets, one a chapter, questions mixed with topic titles
+# (ProFTPD)
+# --------------------------------------------------------------------------------------
+
+PROFTPD_PACKAGE = "proftpd-doc"
+PROFTPD_DOC = "usr/share/doc/proftpd-doc"
+PROFTPD_FAQ = "faq.html"
+"""The Professional FTP Daemon FAQ (Mark Lowes, 1999-2003), a DocBook book built by the
+DSSSL stylesheets into one page (Debian's ``proftpd-doc``, ``faq.html``): a title page
+(author, copyright, the conditions of reproduction), the book's contents, a preface, then
+eight ``<DIV CLASS="CHAPTER">``s ("Introduction to ProFTPD", "Compiling ProFTPD", ...,
+"Authentication", "Credits"), each an ``<H1>`` title over one ``qandaset`` laid out in divs
+as Slony-I's: the generated list of its questions (a ``<DL>``), then ``qandaentry`` divs of a
+``question`` (the number in bold, ``<B>1. </B>``, restarting in each chapter) and its
+``answer``. The entries mix users' questions and problem reports ("How do I ftp as root?",
+"Slow logins", "\"(Login failed): Invalid shell\"") with one- and two-word topic titles
+("SQL", "CVS", "Downloading", "History"); which entry asks is decided by the ZoneMinder
+rule (:func:`_zm_asks`), not a list."""
+PROFTPD_FOLDERS = ("modules", "directives")
+"""The folders whose pages join the FAQ: the core modules' reference (``modules/``, one page
+a module: its directives, each with syntax, default, context and a description) and the
+directives' index. Left out by size, decided before any number: ``howto/`` (56 pages,
+~542k characters of text) and ``contrib/`` (51 pages, ~591k: the contributed modules), which
+would make the corpus ~1.4M characters, more than twice netcdf-faq's (674k, a 27-minute
+run on the bench machine)."""
+PROFTPD_MAX_PAGE_CHARS = 150_000
+"""A converted page over this stays out and is named (the value the other sets use, not
+chosen for this set)."""
+
+
+def proftpd_faq_pages(page_html: str) -> tuple[str, list[tuple[str, str, str]]]:
+    """A DSSSL page holding several ``qandaset``s (ProFTPD's FAQ, one a chapter) -> (the page
+    as markdown without its questions or their lists, [(id, question, answer)]): the page
+    cut before each qandaset's opening tag, each piece (its qandaset and what follows it up
+    to the next one: the chapter's end, the next chapter's title) read by
+    :func:`split_slony_faq` with the ZoneMinder rule deciding which entry asks
+    (:func:`_zm_asks`: a title ending with "?", or one of :data:`ZM_MIN_TITLE_WORDS`+ words
+    with an answer). The numbers restart in each chapter, so an id is the qandaset's place
+    and the entry's number (``3.5``)."""
+    cuts = [m.start() for m in _QANDASET_OPEN.finditer(page_html)]
+    if not cuts:
+        return split_slony_faq(page_html, _zm_asks)
+    bounds = [0, *cuts[1:], len(page_html)]
+    texts: list[str] = []
+    qa: list[tuple[str, str, str]] = []
+    for place, (lo, hi) in enumerate(itertools.pairwise(bounds), start=1):
+        text, found = split_slony_faq(page_html[lo:hi], _zm_asks)
+        texts.append(text.strip())
+        qa += [(f"{place}.{k}", q, a) for k, q, a in found]
+    return "\n\n".join(texts) + "\n", qa
+
+
+def proftpd_faq_set() -> NaturalSet:
+    """The ProFTPD FAQ (Debian ``proftpd-doc``, ``faq.html``: a DocBook DSSSL book of eight
+    chapters, one ``qandaset`` each, 105 entries) as one page ``faq.md`` with every question
+    that asks and the generated lists deleted (:func:`proftpd_faq_pages`:
+    :func:`split_slony_faq` per qandaset, unchanged but for the ZoneMinder rule
+    :func:`_zm_asks` deciding which entry asks; topic titles such as "SQL" stay as the
+    headings of their text), beside the package's index pages and :data:`PROFTPD_FOLDERS`
+    (:func:`page_to_markdown`), each up to :data:`PROFTPD_MAX_PAGE_CHARS`. Ids are the
+    chapter and the entry's number (``proftpd-faq:5.2``). Entries whose answer is under
+    :data:`MIN_ANSWER_WORDS` words are left out and named. Built in stop 71 and measured
+    once, with no change to the retriever: an untuned check (helper heldout83)."""
+    root, doc, faq_path = _packaged_doc(PROFTPD_PACKAGE, PROFTPD_DOC, PROFTPD_FAQ)
+    text, qa = proftpd_faq_pages(_doc_text(faq_path, "latin-1"))
+    files = {"faq.md": text}
+    asked = _faq_questions("proftpd-faq", qa, "faq.md")
+    pages = sorted(
+        p.relative_to(doc).as_posix()
+        for p in [doc / "index.html"]
+        + [q for folder in PROFTPD_FOLDERS for q in (doc / folder).glob("*.html")]
+        if p.is_file()
+    )
+    kept, too_long = _add_pages(files, doc, pages, "latin-1", PROFTPD_MAX_PAGE_CHARS)
+    return _judged_package_set(
+        "proftpd-faq",
+        root,
+        files,
+        asked,
+        lambda version, unjudged: (
+            f"ProFTPD FAQ from {PROFTPD_PACKAGE} {version} (faq.html, DocBook DSSSL book, "
+            f"one page, eight qandasets; {len(qa)} questions deleted: an entry asks when its "
+            f"title ends with '?' or has {ZM_MIN_TITLE_WORDS}+ words, topic titles kept; "
+            "the generated question lists deleted) + index.html, "
+            f"{'/, '.join(PROFTPD_FOLDERS)}/ ({len(kept)} files; howto/ and contrib/ out by "
+            f"size; left out, over {PROFTPD_MAX_PAGE_CHARS} chars: "
+            f"{', '.join(too_long) or 'none'}); changelogs, release notes, credits file "
+            "and copyright out; answer = the entry's answer divs; left out, answer under "
+            f"{MIN_ANSWER_WORDS} words: {' | '.join(unjudged) or 'none'}"
         ),
     )
 
@@ -14578,6 +14686,7 @@ BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "netcdf-faq": lambda emb: netcdf_faq_set(),
     "sylpheed-faq": lambda emb: sylpheed_faq_set(),
     "datatable-faq": lambda emb: datatable_faq_set(),
+    "proftpd-faq": lambda emb: proftpd_faq_set(),
     "cranfield": cranfield_set,
     "pytest-derived": lambda emb: pytest_derived_set(),
 }
