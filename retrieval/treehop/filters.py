@@ -378,11 +378,16 @@ def _check_conds_count(conds: Sequence[Any], where: str) -> int:
     (:func:`_expand_time`'s ``and`` / ``or``, :func:`_python_conds`) walked every item of
     a lazy sequence first: ``"conds": range(10**18)`` hung ``find()``, where the check
     after them refuses it at once; ``range(10**19)``, whose ``len()`` overflows, escaped
-    as an ``OverflowError``."""
+    as an ``OverflowError``. A ``__len__`` that raises, or answers what ``len()`` refuses
+    (``-1``, ``"2"``, ``2.0``), escaped as its own exception (helper attacks84); typed now."""
     try:
         count = len(conds)
     except OverflowError:
         count = MAX_CONDS + 1
+    except Exception as exc:  # (a caller's class: whatever its len() raises, typed)
+        raise InvalidFilterError(
+            f"{where}: conds has no usable len() ({type(exc).__name__}); give a list"
+        ) from None
     if count > MAX_CONDS:
         raise InvalidFilterError(f"{where}: more than {MAX_CONDS} conds")
     return count

@@ -25,7 +25,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import IntEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
 from .. import __version__
 from .. import _mcp_wire as mcp_wire
@@ -1052,10 +1052,10 @@ def _checked_float(check: str, rule: str) -> Callable[[str], float]:
     return parse
 
 
-def _common() -> argparse.ArgumentParser:
+def _common() -> _Parser:
     """``--index``/``--user`` accepted after the subcommand too (SUPPRESS keeps the top-level
     default unless the option is given here)."""
-    p = argparse.ArgumentParser(add_help=False)
+    p = _Parser(add_help=False)
     p.add_argument("--index", metavar="PATH", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     p.add_argument("--user", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     return p
@@ -1152,9 +1152,37 @@ Set TREEHOP_DEBUG=1 to see tracebacks.
 """
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, its usage errors redacted (:func:`redact`) before they are printed.
+
+    Why (helper attacks84): argparse quotes the word it could not read
+    (``invalid choice: '...'``, ``invalid int value: '...'``), and
+    ``treehop —api-key=sk-... find q`` (an option pasted with a page's em dash, before the
+    command) was read as the command's name: the key printed whole to the terminal and any
+    log of it. The CLI's own errors mask a credential-named option's value; this masks what
+    argparse itself says, whatever word it quotes. (The subcommands' parsers are made by
+    ``add_subparsers`` with the class of the parser that adds them.)"""
+
+    def error(self, message: str) -> NoReturn:
+        super().error(redact(_QUOTED_WORD.sub(_masked_word, message)))
+
+
+_QUOTED_WORD = re.compile(r"[^\s'\"]+")
+"""A word of an argparse message (a quoted argument is one: argparse quotes with ``'``)."""
+
+
+def _masked_word(m: re.Match[str]) -> str:
+    """``m``'s word with its value masked where it is a credential-named option's
+    ``name=value`` (:func:`_secret_option`: any dashes, the CLI's list of names, wider than
+    :func:`redact`'s: ``—hf_auth=...``)."""
+    word = m.group()
+    name, eq, _ = word.partition("=")
+    return f"{name}={MASK}" if eq and _secret_option(word) else word
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The full parser (exposed for documentation and tests)."""
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="treehop",
         description="Index a folder into a tree and search it: find, search, browse, evaluate.",
         epilog=EPILOG,
@@ -1439,6 +1467,13 @@ def _options_before_command(
         if choose is None or arg == "--":
             break
         i += 1
+        if _ascii_dashes(arg) != arg:
+            # (an option typed with a page's dashes, ``—limit 3``: argparse reads it as the
+            # command's name and quoted it, ``invalid choice: '—api-key=sk-...'``, with no
+            # hint; helper attacks84)
+            misplaced.append(arg)
+            after_unknown = True
+            continue
         if arg.startswith("-") and arg != "-" and not _NEGATIVE_NUMBER.match(arg):
             action = _known_option(current, arg)
             if action is None:
@@ -1477,7 +1512,12 @@ def _refuse_options_before_command(parser: argparse.ArgumentParser, argv: Sequen
     hints = []
     for given in (w for i, w in enumerate(shown) if i not in values):
         option = given.split("=", 1)[0]
-        meant = _meant_option(command, given) if given.startswith("-") else None
+        typed = _ascii_dashes(given)
+        own = _known_option(parser, typed) if typed != given else None
+        if isinstance(own, argparse.Action):  # (``—index idx find q``: treehop's own)
+            hints.append(f"{_shown_arg(option)}: did you mean {own.option_strings[-1]}?")
+            continue
+        meant = _meant_option(command, typed) if typed.startswith("-") else None
         if meant is None:
             continue
         if meant == option:

@@ -202,7 +202,11 @@ def load_queries(path: Path, normalize: Callable[[str], str]) -> list[LabelledQu
     text = query_text(path, data)
     out: list[LabelledQuery] = []
     seen: set[str] = set()
-    for n, raw in enumerate(text.splitlines(), 1):
+    # (lines split at "\n" only, as JSON Lines is: ``str.splitlines`` also split at U+2028 /
+    # U+2029 / NEL / form feed, which JSON allows raw inside a string; a query holding one,
+    # written with ``ensure_ascii=False``, was "not valid JSON (Unterminated string)" and
+    # its line numbers were off by one from the line count that names a bad byte; attacks84)
+    for n, raw in enumerate(text.split("\n"), 1):
         line = raw.strip()
         if not line or line.startswith("#"):
             continue

@@ -782,6 +782,13 @@ def _drop_tail(f: Path, size: int) -> None:
     _fsync_dir(f.parent)
 
 
+_COPY_RANGE_REFUSALS = frozenset(
+    {errno.EXDEV, errno.ENOSYS, errno.EINVAL, errno.EOPNOTSUPP, errno.EPERM, errno.EAGAIN}
+)
+"""The errors of ``copy_file_range`` that mean "not here", not "this copy failed":
+:func:`_copy_range` reads and writes the step instead."""
+
+
 def _copy_range(src: int, dst: int, count: int) -> int:
     """Up to ``count`` bytes from ``src``'s position to ``dst``'s (in the kernel where it
     can: ``copy_file_range``, which shares the blocks on a file system that can); 0 only at
@@ -791,7 +798,13 @@ def _copy_range(src: int, dst: int, count: int) -> int:
     systems (FUSE ones, network and special ones on older kernels) answer 0 where others
     refuse with ``EXDEV`` / ``EOPNOTSUPP``, and a save's copy (:func:`_drop_tail`) then
     failed as "shorter than committed" (helper attacks82's open item; leftovers71a). The
-    step is read and written instead, which tells a real end (``read`` answers 0 too)."""
+    step is read and written instead, which tells a real end (``read`` answers 0 too).
+
+    ``EPERM`` and ``EAGAIN`` fall back too (helper attacks84): a container whose seccomp
+    profile predates the call refuses it with ``EPERM`` (Rust's ``fs::copy`` falls back on
+    it for that reason), and some ZFS versions answer ``EAGAIN``; a save failed with a
+    ``PermissionError`` where a plain copy works. Where the target really cannot be
+    written (an immutable file), the plain ``write`` says so."""
     step = min(count, 1 << 30)
     if hasattr(os, "copy_file_range"):
         try:
@@ -799,7 +812,7 @@ def _copy_range(src: int, dst: int, count: int) -> int:
             if got:
                 return got
         except OSError as exc:
-            if exc.errno not in (errno.EXDEV, errno.ENOSYS, errno.EINVAL, errno.EOPNOTSUPP):
+            if exc.errno not in _COPY_RANGE_REFUSALS:
                 raise
     block = memoryview(os.read(src, min(step, 1 << 24)))
     got = len(block)
