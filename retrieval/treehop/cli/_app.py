@@ -1439,9 +1439,14 @@ def _options_before_command(
         if choose is None or arg == "--":
             break
         i += 1
-        if arg.startswith("-") and arg != "-" and not _NEGATIVE_NUMBER.match(arg):
-            action = _known_option(current, arg)
-            if action is None:
+        # (an option typed with a page's dashes, ``—limit``, read by its ASCII name; argparse
+        # knows none such, so it is misplaced even where the level has that option. Why
+        # (helper leftovers71d): ``treehop —limit 3 find q`` was "invalid choice: '—limit'"
+        # with the top-level usage, no hint)
+        typed = _ascii_dashes(arg)
+        if typed.startswith("-") and typed != "-" and not _NEGATIVE_NUMBER.match(typed):
+            action = _known_option(current, typed)
+            if action is None or typed != arg:
                 misplaced.append(arg)
                 after_unknown = True
                 continue
@@ -1477,7 +1482,15 @@ def _refuse_options_before_command(parser: argparse.ArgumentParser, argv: Sequen
     hints = []
     for given in (w for i, w in enumerate(shown) if i not in values):
         option = given.split("=", 1)[0]
-        meant = _meant_option(command, given) if given.startswith("-") else None
+        typed = _ascii_dashes(given)  # (``—limit`` read as ``--limit``: _ascii_dashes)
+        meant = _meant_option(command, typed) if typed.startswith("-") else None
+        if meant is None and typed != given:
+            # (an option of a level before the command, typed with a page's dashes:
+            # ``treehop —index idx find q``)
+            known = _known_option(parser, typed.split("=", 1)[0])
+            if isinstance(known, argparse.Action):
+                hints.append(f"{_shown_arg(option)}: did you mean {typed.split('=', 1)[0]}?")
+            continue
         if meant is None:
             continue
         if meant == option:
