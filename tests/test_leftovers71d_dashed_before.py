@@ -10,28 +10,11 @@ one it meant, shown as typed.
 
 from __future__ import annotations
 
-import argparse
-
 from hypothesis import given
 from hypothesis import strategies as st
 
 from test_leftovers68b_cli import _usage_error  # (parse only, over a missing index)
-from treehop.cli._app import build_parser
-
-_LONG_LEADS = ["\u2014", "\u2013-", "\u2013\u2013", "\u2212\u2212", "\uff0d", "-\u2014", "\u2015"]
-
-
-def _find_options() -> list[str]:
-    """``treehop find``'s long options (``--help`` aside), read from the parser itself."""
-    parser = build_parser()
-    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-    find = sub.choices["find"]
-    return sorted(
-        o for a in find._actions for o in a.option_strings if o.startswith("--") and o != "--help"
-    )
-
-
-_FIND_OPTIONS = _find_options()
+from test_leftovers71c_dashed_hint import _FIND_OPTIONS, _LONG_LEADS  # (the same spellings)
 
 
 def test_an_em_dashed_limit_before_find_is_hinted_by_find() -> None:

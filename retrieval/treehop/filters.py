@@ -145,12 +145,7 @@ def _expand_time(spec: Any, where: str, depth: int = 0, count: list[int] | None 
     before the validation after it could refuse more than :data:`MAX_FILTER_NODES`."""
     if not isinstance(spec, Mapping):
         return spec
-    if depth > MAX_FILTER_DEPTH:
-        raise InvalidFilterError(f"filter nested deeper than {MAX_FILTER_DEPTH} levels")
-    count = [0] if count is None else count
-    count[0] += 1
-    if count[0] > MAX_FILTER_NODES:
-        raise InvalidFilterError(f"filter has more than {MAX_FILTER_NODES} objects")
+    count = _visit(depth, count)
     spec = _bounded_object(spec, where)  # (every later walk reads this copy)
     op = spec.get("op")
     if op in {"and", "or"} and isinstance(spec.get("conds"), Sequence):
@@ -422,6 +417,18 @@ MAX_OBJECT_KEYS = 16
 ``len()`` is refused before a key is read."""
 
 
+def _visit(depth: int, count: list[int] | None) -> list[int]:
+    """One more filter object visited at ``depth``: the walk's count (a new one where
+    ``count`` is ``None``), the depth and object bounds refused typed."""
+    if depth > MAX_FILTER_DEPTH:
+        raise InvalidFilterError(f"filter nested deeper than {MAX_FILTER_DEPTH} levels")
+    count = [0] if count is None else count
+    count[0] += 1
+    if count[0] > MAX_FILTER_NODES:
+        raise InvalidFilterError(f"filter has more than {MAX_FILTER_NODES} objects")
+    return count
+
+
 def _bounded_object(spec: Mapping[str, Any], where: str) -> Mapping[str, Any]:
     """``spec`` itself when it is a ``dict``, else a ``dict`` of the keys it yields (and
     their values), read no further than its ``len()`` says (at most
@@ -468,12 +475,7 @@ def _plain(spec: Any, where: str, depth: int = 0, count: list[int] | None = None
     :func:`show_fields` walks, so a caller's lying mapping is read once, bounded."""
     if not isinstance(spec, Mapping):
         return spec
-    if depth > MAX_FILTER_DEPTH:
-        raise InvalidFilterError(f"filter nested deeper than {MAX_FILTER_DEPTH} levels")
-    count = [0] if count is None else count
-    count[0] += 1
-    if count[0] > MAX_FILTER_NODES:
-        raise InvalidFilterError(f"filter has more than {MAX_FILTER_NODES} objects")
+    count = _visit(depth, count)
     out = dict(_bounded_object(spec, where))
     conds = out.get("conds")
     if (
