@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from treehop import Treehop
-from treehop.errors import InvalidFilterError
+from treehop.errors import InvalidFilterError, TreehopError
 from treehop.filters import MetadataFilter, ShownField, show_fields
 
 from treehop_test_doubles import BagOfWordsEmbedder
@@ -116,3 +116,39 @@ def test_control_an_honest_custom_mapping_filters_as_its_dict() -> None:
         {"op": "or", "conds": [dict(LEAF), {"op": "must", "field": "source", "conds": ["s"]}]},
         (SOURCE,),
     )
+
+
+class LyingMetadata(Mapping[str, Any]):
+    """Metadata saying one key and yielding ``n`` (counted)."""
+
+    def __init__(self, n: int) -> None:
+        self.n, self.reads = n, 0
+
+    def __len__(self) -> int:
+        return 1
+
+    def __iter__(self) -> Iterator[str]:
+        for i in range(self.n):
+            self.reads += 1
+            yield f"k{i}"
+
+    def __getitem__(self, k: str) -> Any:
+        return 1
+
+
+def test_metadata_whose_len_lies_is_read_only_to_the_bytes_bound() -> None:
+    """The metadata bound (``json_bytes_problem``) counted a mapping's keys as it read them
+    but looked at the count only after the whole mapping: one saying 1 key and yielding
+    millions was read whole (forever, for an endless one) before "larger than 64000 bytes"."""
+    c = Treehop(None, embedder=BagOfWordsEmbedder(), tagger=None)
+    try:
+        meta = LyingMetadata(3 * 10**6)
+        with pytest.raises(TreehopError, match="larger than"):
+            c.add_resource("Rotate the keys.", target_uri="viking://resources/a.md", metadata=meta)
+        # (each key counts at least 3 bytes against add_resource's 64,000-byte bound)
+        assert meta.reads <= 64_000 // 3 + 1, meta.reads
+        # control: honest metadata of the same kind is stored
+        c.add_resource("Rotate the keys.", target_uri="viking://resources/b.md", metadata={"k0": 1})
+        assert c.stat("viking://resources/b.md") is not None
+    finally:
+        c.close()
