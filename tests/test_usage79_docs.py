@@ -1,9 +1,10 @@
 """What a LangChain / LlamaIndex user met on stop 67's main and the docs now say (helper usage79).
 
 - ``TreehopVectorStore`` (LangChain's and LlamaIndex's) opened on an index ``treehop index`` /
-  ``add_resource`` wrote shows the metadata those stored (``name``, ``source_path``): no
-  ``source`` / ``file_name``, which the retrievers over the same index show. Documented (the
-  vector stores' "metadata exactly as added" is a project decision), pinned here.
+  ``add_resource`` wrote shows the metadata those stored (``name``, ``source_path``) and,
+  since helper leftovers71d, the ``source`` / ``file_name`` / ``file_path`` the retrievers
+  over the same index show (the store's own records stay exactly as added), its filters
+  reading those values.
 - The client's ``find()`` applies a filter on a field no node has as given (an empty result),
   where the CLI, the MCP server and the retrievers refuse it. Documented in README, pinned.
 """
@@ -46,10 +47,10 @@ def test_the_langchain_store_over_an_ingested_folder_shows_what_was_stored(tmp_p
     with _client(tmp_path) as client:
         store = TreehopVectorStore(client)
         doc = store.similarity_search(Q, k=1)[0]
-        assert doc.metadata["source_path"] == "irw.html" and "source" not in doc.metadata
-        with pytest.raises(InvalidFilterError, match="source_path"):
-            store.similarity_search(Q, filter={"source": "irw.html"})
-        # the documented ways: filter the store on source_path, or use the retriever
+        assert doc.metadata["source_path"] == "irw.html"
+        assert doc.metadata["source"] == "irw.html"  # (leftovers71d: as the retriever)
+        got = store.similarity_search(Q, k=2, filter={"source": "irsend.html"})
+        assert {d.metadata["source"] for d in got} == {"irsend.html"}
         got = store.similarity_search(Q, k=2, filter={"source_path": "irsend.html"})
         assert {d.metadata["source_path"] for d in got} == {"irsend.html"}
         shown = TreehopRetriever(client=client, k=1).invoke(Q, filter={"source": "irw.html"})
@@ -63,10 +64,11 @@ def test_the_llamaindex_store_over_an_ingested_folder_shows_what_was_stored(
         store = LITreehopVectorStore(client)
         index = VectorStoreIndex.from_vector_store(store, embed_model=store.embed_model)
         node = index.as_retriever(similarity_top_k=1).retrieve(Q)[0].node
-        assert node.metadata["source_path"] == "irw.html" and "file_name" not in node.metadata
+        assert node.metadata["source_path"] == "irw.html"
+        assert node.metadata["file_name"] == "irw.html"  # (leftovers71d: as the retriever)
         by_name = MetadataFilters(filters=[MetadataFilter(key="file_name", value="irw.html")])
-        with pytest.raises(InvalidFilterError, match="source_path"):
-            index.as_retriever(filters=by_name).retrieve(Q)
+        got = index.as_retriever(filters=by_name).retrieve(Q)
+        assert [n.node.metadata["file_path"] for n in got] == ["irw.html"]
         hit = LITreehopRetriever(client, filters=by_name, similarity_top_k=1).retrieve(Q)[0]
         assert hit.node.metadata["file_name"] == "irw.html"
 
@@ -87,6 +89,6 @@ def test_the_docs_say_it() -> None:
     assert "a field or tag no stored node has (a typo) matches nothing" in readme
     assert "'2020' is text: give the number 2020" in langchain
     assert "a call's filter that cannot be read is the `InvalidFilterError`" in langchain
-    assert "raises `KeyError` and a filter on `source` names the stored fields" in langchain
+    assert 'a `format_docs` reading `d.metadata["source"]` works over both' in langchain
     assert "'5000' is text: give the number 5000" in llamaindex
-    assert "with no `file_name` / `file_path`" in llamaindex
+    assert "`file_name` / `file_path` beside them" in llamaindex

@@ -26,7 +26,7 @@ from treehop import MatchedContext
 from treehop import integration_kit as kit
 from treehop.errors import IngestError, InvalidQueryError
 from treehop.filters import ShownField, is_empty_value
-from treehop.ingest.records import HIDDEN_FIELDS, IngestRecord, PlacementKwargs
+from treehop.ingest.records import HIDDEN_FIELDS, ID_KEY, IngestRecord, PlacementKwargs
 from treehop.integration_kit import TreehopClient
 from treehop.models import PROVENANCE_KEYS as CORE_PROVENANCE_KEYS
 
@@ -45,6 +45,19 @@ the ``source_path`` the writer stored (the retriever's filters on ``source`` mat
 the node's URI (a text added with no ``name=``, a memory: every retrieved Document has a
 ``source``; a filter reads it there as present, its value as the stored none:
 :attr:`~treehop.filters.ShownField.uri`)."""
+
+STORE_SOURCE = ShownField(
+    "source", over=("source", ID_KEY), fallback="source_path", when="source_path", uri=True
+)
+"""``metadata["source"]`` as :class:`~langchain_treehop.TreehopVectorStore` shows it: a
+record the store added (it holds the passage-id key ``treehop_id``) exactly as added, with
+no ``source`` where none was given (LangChain's standard tests compare the metadata whole,
+as Chroma / FAISS return it); a node another writer stored (``treehop index``,
+``add_resource``: no passage id) as the retriever shows it (:data:`SOURCE`). Why (helper
+leftovers71d): a store opened on an index ``treehop index`` wrote showed ``name`` /
+``source_path`` and no ``source``, and a ``format_docs`` reading ``d.metadata["source"]``
+raised ``KeyError``. The store's filters read the same rule (:func:`~treehop.filters.show_fields`),
+so ``{"source": "docs/a.md"}`` selects the node showing it."""
 
 # The fallback order of each content_field: the chosen text first, then the next richer one,
 # so page_content is never empty when the node has any text at all.
@@ -91,23 +104,33 @@ def context_to_document(hit: MatchedContext, content_field: str = "auto") -> Doc
     filter on) are left out: ``treehop_order: [None, 700.0]`` was shown beside the metadata a
     loader stored, in every document of an index a vector store wrote."""
     own = {k: v for k, v in hit.metadata.items() if k not in HIDDEN_FIELDS}
-    if SOURCE.falls_back(own):
+    show_source(own, hit.uri, SOURCE)
+    metadata = {**own, **provenance_metadata(hit)}
+    return Document(id=hit.uri, page_content=page_content_of(hit, content_field), metadata=metadata)
+
+
+def show_source(own: dict[str, Any], uri: str, field: ShownField) -> None:
+    """Set ``own["source"]`` as ``field`` shows it (in place): the stored ``source``, else
+    ``source_path``, else ``uri``; left as stored where one of ``field.over`` holds a value.
+
+    One function for the retriever (:data:`SOURCE`) and the vector store
+    (:data:`STORE_SOURCE`, whose ``over`` adds the passage-id key, so a record the store
+    itself added keeps the metadata it was added with)."""
+    if field.falls_back(own):
         # A file that add_resource / ``treehop index`` ingested stores ``source_path`` (its
         # path under the folder added; a text's, the name given), not a loader's ``source``.
         # Why shown as ``source`` too: every LangChain loader sets it, and a ``format_docs``
         # reading ``d.metadata["source"]`` failed with KeyError over such a tree. The
         # retriever's filter on ``source`` reads the same rule (``SOURCE``).
         own["source"] = own["source_path"]
-    elif is_empty_value(own.get("source")):
+    elif all(is_empty_value(own.get(o)) for o in field.over):
         # Nothing names a file (a text added with no ``name=``, a memory, a skill's
         # directory, a knowledge source's hit): the node's URI, which ``metadata["uri"]``
         # carries too. Why (helper leftovers71b): ``format_docs`` reading
         # ``d.metadata["source"]`` raised KeyError over a store holding one such text. A
         # filter on ``source`` reads the key as present here and its value as none (``SOURCE``:
         # the filter DSL has no field holding the URI); ``target_uri`` selects by it.
-        own["source"] = hit.uri
-    metadata = {**own, **provenance_metadata(hit)}
-    return Document(id=hit.uri, page_content=page_content_of(hit, content_field), metadata=metadata)
+        own["source"] = uri
 
 
 # --------------------------------------------------------------------------- ingest

@@ -32,7 +32,9 @@ embedded as its markup (its words are other sections' titles: it ranks where it 
 markup with no visible character (``<!DOCTYPE html>``, opening tags alone) is stored as given,
 so its id still exists; the LlamaIndex store does the same.
 Returned ``Document``s carry exactly the metadata that was added (plus nothing), and ``id`` =
-the id given (or generated) at add time, as LangChain's standard tests require.
+the id given (or generated) at add time, as LangChain's standard tests require. A node another
+writer stored (``treehop index``, ``add_resource``) shows ``source`` as the retriever shows it
+(``documents.STORE_SOURCE``), and a filter on ``source`` reads that value.
 """
 
 from __future__ import annotations
@@ -57,6 +59,7 @@ from treehop.redaction import first_few, listed
 from treehop.search_options import SearchKwargs
 from treehop.validation import MAX_LIMIT, check_query, shown_value
 
+from .documents import STORE_SOURCE, show_source
 from .embeddings import TreehopEmbeddings, as_treehop_embedder
 from .filters import stored_time, to_treehop_filter
 
@@ -381,10 +384,11 @@ class TreehopVectorStore(kit.IndexedStore, VectorStore):
         return [self._node_document(n) for n in nodes]
 
     def _node_document(self, node: Any) -> Document:
-        meta = {k: v for k, v in node.metadata.items() if k not in INTERNAL_KEYS}
         uri = self.aclient.display(node.uri)
         return Document(
-            id=self._passages.passage_id(node, uri), page_content=node.content, metadata=meta
+            id=self._passages.passage_id(node, uri),
+            page_content=node.content,
+            metadata=_shown_metadata(node.metadata, uri),
         )
 
     # ------------------------------------------------------------------ search
@@ -434,14 +438,16 @@ class TreehopVectorStore(kit.IndexedStore, VectorStore):
     async def _afind(
         self, query: str, k: int, kwargs: dict[str, Any], vector: Sequence[float] | None = None
     ) -> list[MatchedContext]:
-        return await self._index.search(query, k, self._options(kwargs), vector)
+        # (``source`` filtered as each Document shows it: STORE_SOURCE)
+        return await self._index.search(
+            query, k, self._options(kwargs), vector, shown=(STORE_SOURCE,)
+        )
 
     def _to_document(self, hit: MatchedContext) -> Document:
-        meta = {key: v for key, v in hit.metadata.items() if key not in INTERNAL_KEYS}
         return Document(
             id=self._passages.passage_id(hit.metadata, hit.uri),
             page_content=hit.content or hit.overview or hit.abstract,
-            metadata=meta,
+            metadata=_shown_metadata(hit.metadata, hit.uri),
         )
 
     async def asimilarity_search_with_score(
@@ -672,3 +678,12 @@ class TreehopVectorStore(kit.IndexedStore, VectorStore):
 
 
 __all__ = ["DEFAULT_BASE_URI", "TreehopVectorStore"]
+
+
+def _shown_metadata(stored: Mapping[str, Any], uri: str) -> dict[str, Any]:
+    """A stored node's metadata as its Document shows it: ``source`` for a node another
+    writer stored (:data:`~.documents.STORE_SOURCE`; read before the passage-id key that
+    tells the store's own records apart is stripped), the store's bookkeeping keys left out."""
+    own = dict(stored)
+    show_source(own, uri, STORE_SOURCE)
+    return {k: v for k, v in own.items() if k not in INTERNAL_KEYS}

@@ -246,7 +246,13 @@ def json_bytes_problem(value: object, limit: int) -> str | None:
                 if isinstance(item, Mapping):
                     for key, element in item.items():  # (a key: its text, quotes, colon)
                         left -= len(key) + 3 if isinstance(key, str) else 3
+                        if left < 0:
+                            # (a caller's mapping whose ``len()`` lies was read for as long
+                            # as it yielded: stopped at the bound; helper leftovers71d)
+                            break
                         stack.append((element, None))
+                    if left < 0:
+                        break
                 else:
                     stack.extend((element, None) for element in item)
             elif isinstance(item, np.ndarray):

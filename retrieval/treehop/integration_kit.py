@@ -38,6 +38,7 @@ adapter only translates its framework's names:
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import datetime as dt
 import difflib
 import functools
@@ -97,7 +98,7 @@ from .errors import (
     TreehopError,
     UnknownArgumentError,
 )
-from .filters import MetadataFilter, ShownField
+from .filters import MetadataFilter, ShownField, show_fields
 from .ingest import records as recmod
 from .ingest.markup import html_to_markdown, html_visible_text
 from .ingest.records import IngestRecord, PlacementKwargs
@@ -1513,8 +1514,16 @@ class PassageIndex:
         options: SearchKwargs,
         vector: Sequence[float] | None = None,
         provenance: Iterable[str] = (),
+        shown: Sequence[ShownField] = (),
     ) -> list[MatchedContext]:
         """The best ``k`` passages for ``query`` (or ``vector``) under the base.
+
+        ``shown``: keys the caller shows computed from stored fields
+        (:class:`~treehop.filters.ShownField`): the filter is checked as written (a shown key
+        is known where a field it is shown from is), then evaluated on the values shown
+        (:func:`~treehop.filters.show_fields`). Why (helper leftovers71d): a vector store
+        over nodes ``treehop index`` wrote shows them a ``source``, and a filter on it must
+        select what is shown.
 
         ``options`` may narrow ``target_uri`` (default: the base) and set the threshold
         (a floor on the returned hits' final scores; the search itself is not pruned with
@@ -1552,12 +1561,22 @@ class PassageIndex:
         opts["score_threshold"] = NO_FLOOR
         opts["limit"], opts["collapse_chunks"] = k, False
         flt = opts.get("filter")
+        spec = flt.spec if isinstance(flt, MetadataFilter) else flt
+        # (a shown key is known where a field a user stored shows it: not the store's own
+        # passage-id key, which a ShownField may read to tell its records apart)
+        known = [
+            dataclasses.replace(f, over=tuple(o for o in f.over if o not in recmod.INTERNAL_KEYS))
+            for f in shown
+        ]
         await acheck_filter_fields(
             self.client,
-            flt.spec if isinstance(flt, MetadataFilter) else flt,
+            spec,
             provenance,
             tags=(opts.get("tags"), opts.get("tags_all")),
+            shown=known,
         )
+        if shown and spec:
+            opts["filter"] = show_fields(spec, shown)
         aclient = self.aclient
         targets = check_target_uris(opts.get("target_uri"))
         # (the generation check find() starts with, before the targets are looked up: a

@@ -54,7 +54,7 @@ from ._mcp_wire import (
 from .context_assembly import TIERS
 from .errors import SEARCH_SESSION_HINT, NotFoundError, SessionNotFoundError, TreehopError
 from .integration_kit import acheck_filter_fields
-from .models import FindResult, MatchedContext
+from .models import SCORE_KIND_FUSED, FindResult, MatchedContext
 from .redaction import redact
 from .timestamps import TIMESTAMP_FIELD, shown_iso
 from .uri import shown_root
@@ -1133,9 +1133,12 @@ def build_server(
         tags_all: TagsAll = None,
     ) -> dict[str, Any]:
         options = _options(locals())
-        return await hits(
-            client.search, query, options, text_chars, "search", session_id=session_id
-        )
+        out = await hits(client.search, query, options, text_chars, "search", session_id=session_id)
+        # Its hits' scores are fused ranks (1.0 first in every typed query), not the
+        # similarities ``find`` answers; an agent comparing them across the two tools, or
+        # against a floor, must be told (helper leftovers71d; the CLI's ``search --json``
+        # says so since leftovers71c). Its output schema is an open object: a field added.
+        return {"score_kind": SCORE_KIND_FUSED, **out}
 
     @tool(
         "A ready-to-use context block for a query, within max_tokens: the best hits "

@@ -273,6 +273,13 @@ class QueryResult(CheckedModel):
     elapsed_ms: float = 0.0
 
 
+SCORE_KIND_FUSED = "fused_rank"
+"""The ``score_kind`` that ``treehop search --json`` and the MCP ``search`` tool put beside
+their hits: each hit's ``score`` is a normalised reciprocal-rank fusion of the typed
+queries' rankings (1.0 = first in every query), not a similarity (usage82). Here, not in
+the CLI, so the MCP server names the same value without importing the CLI."""
+
+
 class FindResult(CheckedModel):
     """The seed's result type: hits per context type, the plan, and per-query results."""
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, TextIO
 
 from .. import uri as urimod
+from ..models import SCORE_KIND_FUSED as _SCORE_KIND_FUSED
 from ..models import FindResult, FoundBy, MatchedContext, QueryPlan, QueryResult, TypedQuery
 
 Display = Callable[[str], str]
@@ -174,8 +175,9 @@ FUSED_NOTE = (
 list whatever the hits' similarities (a file at cosine 0.024 showed 0.924), and a column
 headed ``score``, as ``find``'s similarities are, read as a near-certain match (usage82)."""
 
-SCORE_KIND_FUSED = "fused_rank"
-"""``search --json``'s ``score_kind``: each hit's ``score`` is a normalised fused rank."""
+SCORE_KIND_FUSED = _SCORE_KIND_FUSED
+"""``search --json``'s ``score_kind``: each hit's ``score`` is a normalised fused rank
+(:data:`treehop.models.SCORE_KIND_FUSED`, which the MCP ``search`` tool names too)."""
 
 
 def result_rows(

@@ -236,19 +236,10 @@ class HitNode(TextNode):
         return sha256(identity.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def to_node_with_score(m: MatchedContext, links: TreeLinks | None = None) -> NodeWithScore:
-    """One hit as a ``NodeWithScore``; the score is treehop's final (reranked if any) score.
-
-    The document's own ``excluded_llm_metadata_keys`` / ``excluded_embed_metadata_keys``
-    (kept at ingest) are honoured on top of the provenance exclusions, so ``file_size`` or
-    ``last_modified_date`` from a reader never reaches the LLM.
-    """
-    stored: Mapping[str, Any] = m.metadata
-    own_llm, own_embed = _own_exclusions(stored)
-    # (treehop's bookkeeping, never listed as fields to filter on, is left out as well)
-    dropped = HIDDEN_FIELDS.union(NODE_STORAGE_KEYS)
-    kept = {k: v for k, v in stored.items() if k not in dropped}
-    shown_twice: list[str] = []
+def show_file_keys(kept: dict[str, Any], uri: str) -> list[str]:
+    """Set ``file_name`` / ``file_path`` in ``kept`` (in place) as every retrieved node shows
+    them (:data:`FILE_NAME`, :data:`FILE_PATH`); the keys set (shown twice: left out of the
+    LLM's and the embedder's text), none where the node's own keys stand."""
     if FILE_PATH.falls_back(kept):
         # A file that add_resource / ``treehop index`` ingested stores ``name`` and
         # ``source_path``; a ``SimpleDirectoryReader`` node has ``file_name`` / ``file_path``.
@@ -268,7 +259,7 @@ def to_node_with_score(m: MatchedContext, links: TreeLinks | None = None) -> Nod
         # it (helper attacks68).
         kept["file_name"] = kept.get("name")
         kept["file_path"] = kept["source_path"]
-        shown_twice = ["file_name", "file_path"]
+        return ["file_name", "file_path"]
     elif all(is_empty_value(kept.get(k)) for k in (*_FILE_KEYS, "source_path")):
         # Nothing names a file (a text added with no ``name=``, a memory, a knowledge
         # source's hit): ``file_path`` is the node's URI (its ``uri`` too) and ``file_name``
@@ -277,9 +268,25 @@ def to_node_with_score(m: MatchedContext, links: TreeLinks | None = None) -> Nod
         # A filter on the two keys reads them here as present and their values as none
         # (``ShownField.uri``: the filter DSL has no field holding the URI); ``target_uri``
         # selects by it.
-        kept["file_name"] = _last_segment(m.uri)
-        kept["file_path"] = m.uri
-        shown_twice = ["file_name", "file_path"]
+        kept["file_name"] = _last_segment(uri)
+        kept["file_path"] = uri
+        return ["file_name", "file_path"]
+    return []
+
+
+def to_node_with_score(m: MatchedContext, links: TreeLinks | None = None) -> NodeWithScore:
+    """One hit as a ``NodeWithScore``; the score is treehop's final (reranked if any) score.
+
+    The document's own ``excluded_llm_metadata_keys`` / ``excluded_embed_metadata_keys``
+    (kept at ingest) are honoured on top of the provenance exclusions, so ``file_size`` or
+    ``last_modified_date`` from a reader never reaches the LLM.
+    """
+    stored: Mapping[str, Any] = m.metadata
+    own_llm, own_embed = _own_exclusions(stored)
+    # (treehop's bookkeeping, never listed as fields to filter on, is left out as well)
+    dropped = HIDDEN_FIELDS.union(NODE_STORAGE_KEYS)
+    kept = {k: v for k, v in stored.items() if k not in dropped}
+    shown_twice = show_file_keys(kept, m.uri)
     metadata = {**kept, **provenance(m)}
     # Empty values (a text added without a file: ``name: ``, ``source_path: ``, ``tags: []``)
     # stay in the metadata for programs but are not written into the LLM's or the embedder's

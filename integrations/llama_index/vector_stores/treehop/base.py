@@ -51,7 +51,13 @@ from pydantic_core import PydanticSerializationError
 
 from llama_index.retrievers.treehop.adapters import TreehopEmbedding, as_treehop_embedder
 from llama_index.retrievers.treehop.filters import TAGS_KEY, to_treehop_filters
-from llama_index.retrievers.treehop.nodes import NODE_STORAGE_KEYS, PROVENANCE, stored_datetime
+from llama_index.retrievers.treehop.nodes import (
+    NODE_STORAGE_KEYS,
+    PROVENANCE,
+    SHOWN_FIELDS,
+    show_file_keys,
+    stored_datetime,
+)
 from treehop import MatchedContext, Treehop
 from treehop import integration_kit as kit
 from treehop import uri as urimod
@@ -77,6 +83,11 @@ DEFAULT_BASE_URI = "viking://resources"
 NODE_KEYS = frozenset({"_node_content", "_node_type", "document_id", "doc_id", "ref_doc_id"})
 _MMR_PREFETCH_FACTOR = 4
 _SUPPORTED_MODES = (VectorStoreQueryMode.DEFAULT, VectorStoreQueryMode.HYBRID)
+
+STORE_FILE_KEYS = tuple(dataclasses.replace(f, over=(*f.over, ID_KEY)) for f in SHOWN_FIELDS)
+"""``file_name`` / ``file_path`` as this store shows them: a record it added (holding the
+passage-id key) as added; a node another writer stored as the retriever shows it
+(:data:`~llama_index.retrievers.treehop.nodes.SHOWN_FIELDS`), filters included."""
 
 
 _EMBEDDING = kit.EmbeddingSlot(as_treehop_embedder, "embed_model", "embed_model")
@@ -376,7 +387,20 @@ class TreehopVectorStore(kit.IndexedStore, BasePydanticVectorStore):
                 return node
         uri = self.aclient.display(stored.uri) if isinstance(stored, Node) else stored.uri
         plain = {k: v for k, v in meta.items() if k not in INTERNAL_KEYS}
-        return TextNode(id_=uri, text=text, metadata=plain)
+        if ID_KEY in meta:  # (a record this store added, read as added)
+            return TextNode(id_=uri, text=text, metadata=plain)
+        # A node another writer stored (``treehop index``, ``add_resource``) shows
+        # ``file_name`` / ``file_path`` as the retriever's nodes do (``STORE_FILE_KEYS``; its
+        # filters read the same rule). Why (helper leftovers71d): code reading
+        # ``node.metadata["file_name"]`` raised KeyError over an index ``treehop index`` wrote.
+        twice = show_file_keys(plain, uri)
+        return TextNode(
+            id_=uri,
+            text=text,
+            metadata=plain,
+            excluded_llm_metadata_keys=twice,
+            excluded_embed_metadata_keys=twice,
+        )
 
     async def aget_nodes(
         self, node_ids: list[str] | None = None, filters: MetadataFilters | None = None
@@ -498,7 +522,12 @@ class TreehopVectorStore(kit.IndexedStore, BasePydanticVectorStore):
             conds.append({"op": "must", "field": ID_KEY, "conds": list(query.node_ids)})
         if args.filter is not None:
             records.check_filter_fields(
-                self.aclient, args.filter, PROVENANCE, stored=(TAGS_KEY,), hidden=NODE_STORAGE_KEYS
+                self.aclient,
+                args.filter,
+                PROVENANCE,
+                stored=(TAGS_KEY,),
+                hidden=NODE_STORAGE_KEYS,
+                shown=SHOWN_FIELDS,
             )
         base_type = urimod.context_type_of(self._passages.base)
         if args.context_types is not None and base_type not in args.context_types:
@@ -596,7 +625,11 @@ class TreehopVectorStore(kit.IndexedStore, BasePydanticVectorStore):
         vector = query.query_embedding
         if opts is not None and not text and vector is None:
             raise InvalidQueryError("a query needs query_embedding or query_str")
-        hits = [] if opts is None else await self._index.search(text, fetch, opts, vector)
+        hits = (
+            []
+            if opts is None
+            else await self._index.search(text, fetch, opts, vector, shown=STORE_FILE_KEYS)
+        )
         if mmr and hits:
             if vector is None:
                 raise InvalidQueryError("MMR needs query_embedding")
