@@ -194,6 +194,8 @@ VARIANTS: dict[str, dict[str, Any]] = {
     # the earliest best window (the default; quality73 ran it as "no-para" with it on)
     "para": {"EXCERPT_PARAGRAPHS": True},
     "no-para": {"EXCERPT_PARAGRAPHS": False},
+    # a query excerpt's window weighed without the chunk's heading line's words (stop 71)
+    "no-head": {"EXCERPT_SKIP_HEADING": True},
 }
 
 

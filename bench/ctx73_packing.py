@@ -12,9 +12,9 @@ whether it holds the answer (``bench_natural.Judge``), then the block's sections
 they were placed (whole or excerpt, tokens) and what was skipped. Its ``--json`` keeps the
 same per question, for bench/README.md's per-loss table.
 
-``--pair`` reads ``bench/ctx64_diag.py`` records of the excerpt rule on and off (``--variants
-base,no-para`` run while ``EXCERPT_PARAGRAPHS`` was on, as quality73 ran it, or ``base,para``
-with it off, the default) and prints, per pool
+``--pair`` reads ``bench/ctx64_diag.py`` records of an excerpt rule on and off (``--variants
+base,no-para`` run while ``EXCERPT_PARAGRAPHS`` was on, as quality73 ran it, or ``base,VARIANT``
+with the rule off, the default: ``para``, or quality75's ``no-head``) and prints, per pool
 (the nine, the untuned sets less doxygen-faq, both), each block's mean at 500 / 1,000 /
 2,000 tokens and the paired differences (``bench_natural.mean_interval``, won / lost):
 paragraphs on minus off, and each of the two against flat dense and flat hybrid. nDCG@10 is
@@ -120,9 +120,12 @@ def show(rec: dict[str, Any]) -> None:
 
 def pair(recs: list[dict[str, Any]], budgets: tuple[int, ...] = (500, 1000, 2000)) -> None:
     """The per-pool table of ``--pair`` (see the module docstring)."""
-    on, off = ("para", "base") if any("para@1000" in r for r in recs) else ("base", "no-para")
+    on, off = ("base", "no-para")
+    if not any("no-para@1000" in r for r in recs):  # the rule screened is the other variant
+        ran = sorted({k.rsplit("@", 1)[0] for r in recs for k in r} & set(c64.VARIANTS) - {"base"})
+        on, off = (ran[0] if ran else "para"), "base"
     pairs = [(on, off), *((a, z) for z in ("flat-dense", "flat-hybrid") for a in (on, off))]
-    print(f"paragraph rule on: {on!r}, off: {off!r}")
+    print(f"rule on: {on!r}, off: {off!r}")
     for g, rs in c64._groups(recs).items():
         if not rs:
             continue

@@ -1514,6 +1514,7 @@ class AsyncTreehop:
             token_counter=counter,
             query=query if isinstance(query, str) else None,
             excerpt_paragraphs=self.config.excerpt_paragraphs,
+            excerpt_skip_heading=self.config.excerpt_skip_heading,
         )
         if session_id is not None and out.uris:
             # (the ledger's read-merge-write under the session's key lock: two processes

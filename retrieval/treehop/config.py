@@ -233,6 +233,16 @@ class RetrievalConfig(ConfigModel):
     bench/README.md, "The excerpt window starts at a paragraph (helper quality73)": off,
     the dev halves' pooled ctx@1000 gain (+0.0009, 3 of 3,301 questions) has no interval
     above zero. ``False``: the earliest best window, wherever it starts."""
+    excerpt_skip_heading: bool = False
+    """:meth:`Treehop.assemble_context`: a chunk cut to the sentences that match the query
+    weighs its windows without the words of the chunk's heading line
+    (:data:`treehop.context_assembly.EXCERPT_SKIP_HEADING`). Why: the heading path is shared
+    by every part of the chunk, and its query words made the chunk's start win over the
+    window holding the answer. Off: on the dev halves (94 sets, 3,411 questions) ctx@1000
+    +0.0003 (interval +0.0000..+0.0009, 1 question won, none lost), 500 tokens 4 won / 0
+    lost, 2,000 unchanged: no gain with its interval above zero (bench/README.md, "The
+    excerpt window weighed without the heading line (helper quality75)"). ``False``: the
+    heading's words count like any sentence's."""
     score_threshold: float = Field(default=0.0, ge=-1.0, le=1.0)
     """Children whose propagated score is not above this are dropped."""
     max_children_per_dir: int = Field(default=50, ge=1, le=10000)

@@ -724,6 +724,26 @@ loses where an answer's first paragraphs do not repeat the question's words (bor
 and No.")."""
 
 
+EXCERPT_SKIP_HEADING = False
+"""A query excerpt's window (:func:`_query_window`) is weighed without the words of the
+chunk's heading line (its first line when a blank line follows, the heading path ``Page ›
+Section``: :func:`_heading_of`). Why: the heading is shared by every part of the chunk, so
+its query words say nothing about which part answers; counted, they make the chunk's start
+(or any window holding the heading) tie with or beat the window that holds the answer, and
+the excerpt keeps the heading's neighbourhood (cryptsetup's "10. LUKS2 Questions", vim's
+"VIM ON MS-WINDOWS", xboard C.6: bench/README.md, "The excerpt window starts at a paragraph
+(helper quality73)", three of its five excerpt losses). No constant: the heading's words
+count for no window and so decide none; a chunk whose only query words are its heading's
+keeps its start, as without a query. Off: on the 94 natural-question dev halves (3,411
+questions; bench/README.md, "The excerpt window weighed without the heading line (helper
+quality75)") it changed 5 judged blocks of the 10,233 at 500 / 1,000 / 2,000 tokens, all
+gains: ctx@1,000 +0.0003 (interval +0.0000..+0.0009, 1 won / 0 lost), 500 tokens +0.0009
+(4 / 0), 2,000 unchanged; the ten trailing sets not at all. No gain with its interval above
+zero: the earliest best window (:data:`EXCERPT_TIES`) still reaches back over sentences
+that weigh nothing, the heading's among them, and in the chunks quality73 named the body
+repeats the heading's words elsewhere."""
+
+
 def _from_paragraph(
     best: tuple[float, int, int],
     seg_terms: Sequence[frozenset[str]],
@@ -757,6 +777,7 @@ def _query_window(
     room: int,
     from_end: bool,
     paragraphs: AbstractSet[int] = frozenset(),
+    skip_before: int = 0,
 ) -> tuple[int, int] | None:
     """The character span ``[a, b)`` of whole sentences or lines of ``text`` (``bounds``,
     :func:`_sentence_bounds`) whose tokens (``tokens_between(a, b)``, the line's fixed cost
@@ -767,7 +788,8 @@ def _query_window(
     that weigh the same, :data:`EXCERPT_TIES` says which is kept; with ``paragraphs``
     (indices into ``bounds``, :func:`_paragraph_starts`) the kept window then starts at the
     paragraph of its first sentence with a query word where it weighs as much from there
-    (:func:`_from_paragraph`).
+    (:func:`_from_paragraph`). Sentences that start before ``skip_before`` (the heading line's
+    end, :data:`EXCERPT_SKIP_HEADING`) hold no query word for the weighing.
 
     Linear: the text is split once, each sentence's words are matched once, and a two-pointer
     sweep adds and drops each sentence once (with O(log n) token lookups per step)."""
@@ -779,6 +801,9 @@ def _query_window(
     seg_terms: list[frozenset[str]] = []
     df: dict[str, int] = {}
     for i in range(n):
+        if bounds[i] < skip_before:
+            seg_terms.append(frozenset())
+            continue
         found = frozenset(w for w in tokenize(text[bounds[i] : bounds[i + 1]]) if w in terms)
         seg_terms.append(found)
         for w in found:
@@ -1253,13 +1278,16 @@ def assemble_context(
     token_counter: TokenCounter | str | None = None,
     query: str | None = None,
     excerpt_paragraphs: bool | None = None,
+    excerpt_skip_heading: bool | None = None,
 ) -> AssembledContext:
     """Fit the hits, best first, into ``max_tokens`` (see the module docstring).
 
     ``query`` (the question the hits answer) lets a chunk that does not fit whole keep the
     sentences that match it rather than its start (:data:`EXCERPT_AT`); of the windows that
     match it best, one that starts a paragraph (``excerpt_paragraphs``, ``None``:
-    :data:`EXCERPT_PARAGRAPHS`; ``RetrievalConfig.excerpt_paragraphs`` for a client's call).
+    :data:`EXCERPT_PARAGRAPHS`; ``RetrievalConfig.excerpt_paragraphs`` for a client's call);
+    the windows weighed without the chunk's heading line's words (``excerpt_skip_heading``,
+    ``None``: :data:`EXCERPT_SKIP_HEADING`; ``RetrievalConfig.excerpt_skip_heading``).
 
     URIs are compared as given: pass ``exclude_uris`` / ``seen_uris`` in the form the hits use
     (the clients' :meth:`assemble_context` does this for you).
@@ -1279,6 +1307,12 @@ def assemble_context(
                 f"excerpt_paragraphs must be a bool, got {type(excerpt_paragraphs).__name__}"
             )
         packer.paragraphs = excerpt_paragraphs
+    if excerpt_skip_heading is not None:
+        if not isinstance(excerpt_skip_heading, bool):
+            raise InvalidQueryError(
+                f"excerpt_skip_heading must be a bool, got {type(excerpt_skip_heading).__name__}"
+            )
+        packer.skip_heading = excerpt_skip_heading
     packer.before = {
         c.uri for h in contexts for c in h.collapsed if c.position is not None and c.position < 0
     }
@@ -1391,6 +1425,9 @@ class _Packer:
         self.paragraphs = EXCERPT_PARAGRAPHS
         """Whether a query excerpt prefers a window that starts a paragraph
         (:data:`EXCERPT_PARAGRAPHS`)."""
+        self.skip_heading = EXCERPT_SKIP_HEADING
+        """Whether a query excerpt's window is weighed without the chunk's heading line's
+        words (:data:`EXCERPT_SKIP_HEADING`)."""
         self.root: str | None = None
         if COMPACT_RESOURCE_HEADERS:
             self.root = _resource_root(
@@ -1675,7 +1712,9 @@ class _Packer:
                 return fixed + pre[b] - pre[a]
 
         paragraphs = _paragraph_starts(text, bounds) if self.paragraphs else frozenset()
-        span = _query_window(text, bounds, self.terms, between, room, from_end, paragraphs)
+        head = _heading_of(text) if self.skip_heading else None
+        skip = len(head[0]) if head is not None else 0
+        span = _query_window(text, bounds, self.terms, between, room, from_end, paragraphs, skip)
         if span is None:
             return None
         line = line_of(*span)
