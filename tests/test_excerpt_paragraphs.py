@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 import treehop.context_assembly as ca
 from treehop import RetrievalConfig, Treehop
 from treehop.context_assembly import (
+    AssembledContext,
     _paragraph_starts,
     _query_window,
     _sentence_bounds,
@@ -169,26 +170,37 @@ def test_the_kept_window_weighs_as_much_as_the_best(paras: list[list[str]], room
         assert new == old or new[0] in {bounds[i] for i in starts}
 
 
-def test_the_client_reads_the_option(tmp_path: Path) -> None:
+def client_blocks(
+    tmp_path: Path, page: str, query: str, room: int, option: str
+) -> dict[bool, AssembledContext]:
+    """The blocks a client assembles for ``query`` over one page, with the config
+    ``option`` on and off (shared with ``test_excerpt_skip_heading.py``: each
+    excerpt option is read by the client the same way)."""
     docs = tmp_path / "docs"
     docs.mkdir()
-    (docs / "faq.md").write_text(f"# Usage\n\n{EARLIER}\n\n{MATCHED} {REST}\n\n{NEXT}\n")
-    room = _room()
+    (docs / "faq.md").write_text(page)
     got = {}
     for on in (True, False):
         c = Treehop(
             None,
             embedder=BagOfWordsEmbedder(),
             tagger=None,
-            config=RetrievalConfig(excerpt_paragraphs=on),
+            config=RetrievalConfig.model_validate({option: on}),
         )
         try:
             c.add_resource(str(docs), target_uri="viking://resources/faq")
             got[on] = c.assemble_context(
-                QUERY, max_tokens=room, target_uri="viking://resources/faq"
+                query, max_tokens=room, target_uri="viking://resources/faq"
             )
         finally:
             c.close()
+    return got
+
+
+def test_the_client_reads_the_option(tmp_path: Path) -> None:
+    room = _room()
+    page = f"# Usage\n\n{EARLIER}\n\n{MATCHED} {REST}\n\n{NEXT}\n"
+    got = client_blocks(tmp_path, page, QUERY, room, "excerpt_paragraphs")
     assert RetrievalConfig().excerpt_paragraphs is False
     assert got[True].tokens <= room and any(s.excerpt for s in got[True].sections)
     assert REST in got[True].text and REST not in got[False].text

@@ -15,7 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import treehop.context_assembly as ca
-from treehop import RetrievalConfig, Treehop
+from test_excerpt_paragraphs import client_blocks
+from treehop import RetrievalConfig
 from treehop.context_assembly import (
     _query_window,
     _sentence_bounds,
@@ -25,8 +26,6 @@ from treehop.context_assembly import (
 )
 from treehop.errors import InvalidQueryError
 from treehop.models import ContextType, MatchedContext
-
-from treehop_test_doubles import BagOfWordsEmbedder
 
 ROOT = "viking://resources/docs"
 HEADING = "Linker › Missing symbols"
@@ -152,25 +151,9 @@ def test_skipping_is_blanking_the_heading(
 
 
 def test_the_client_reads_the_option(tmp_path: Path) -> None:
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    (docs / "faq.md").write_text(f"# Linker missing symbols\n\n{INTRO}\n\n{ANSWER}\n")
     room = _room()
-    got = {}
-    for on in (True, False):
-        c = Treehop(
-            None,
-            embedder=BagOfWordsEmbedder(),
-            tagger=None,
-            config=RetrievalConfig(excerpt_skip_heading=on),
-        )
-        try:
-            c.add_resource(str(docs), target_uri="viking://resources/faq")
-            got[on] = c.assemble_context(
-                QUERY, max_tokens=room, target_uri="viking://resources/faq"
-            )
-        finally:
-            c.close()
+    page = f"# Linker missing symbols\n\n{INTRO}\n\n{ANSWER}\n"
+    got = client_blocks(tmp_path, page, QUERY, room, "excerpt_skip_heading")
     assert RetrievalConfig().excerpt_skip_heading is False
     assert got[True].tokens <= room and any(s.excerpt for s in got[True].sections)
     assert ANSWER in got[True].text and ANSWER not in got[False].text
