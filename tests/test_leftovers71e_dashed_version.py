@@ -14,20 +14,9 @@ import io
 from hypothesis import given
 from hypothesis import strategies as st
 
+from test_leftovers68b_cli import _usage_error as _error  # (parse only)
 from test_leftovers71c_dashed_hint import _LONG_LEADS  # (the same dash spellings)
 from treehop.cli._app import _parse, build_parser
-
-
-def _error(argv: list[str]) -> str:
-    """What parsing ``argv`` writes to stderr (parse only; nothing runs, no index opened)."""
-    err, out = io.StringIO(), io.StringIO()
-    with (
-        contextlib.redirect_stderr(err),
-        contextlib.redirect_stdout(out),
-        contextlib.suppress(SystemExit),
-    ):
-        _parse(build_parser(), argv)
-    return err.getvalue()
 
 
 def test_em_dashed_version_alone_is_hinted() -> None:

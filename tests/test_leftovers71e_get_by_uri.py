@@ -12,36 +12,22 @@ contract says. Real clients, offline word-hash embeddings.
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
 from langchain_core.documents import Document
 
 from llama_index.vector_stores.treehop import TreehopVectorStore as LlamaStore
 from treehop import Treehop
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "langchain"))
-from langchain_treehop import LangChainEmbedder, TreehopVectorStore
+import test_leftovers71d_store_source as same_index
+from langchain_treehop import TreehopVectorStore
+from test_leftovers71d_store_source import BARE, Q
 
-from lc_helpers import WordHashEmbeddings
+client = same_index.client
+"""leftovers71d's fixture: a folder added as ``treehop index`` adds it, plus a name-less text."""
 
-Q = "signing keys rotation vault"
-BARE = "viking://resources/bare-note"
 KEYS = "viking://resources/docs/keys.md"
-
-
-@pytest.fixture
-def client(tmp_path: Path) -> Iterator[Treehop]:
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    (docs / "keys.md").write_text("# Keys\n\nRotate the signing keys every ninety days.\n")
-    (docs / "vault.md").write_text("# Vault\n\nKeys are stored in the vault host.\n")
-    c = Treehop(None, embedder=LangChainEmbedder(WordHashEmbeddings()), tagger=None)
-    c.add_resource(str(docs))  # what ``treehop index`` does with a folder
-    c.add_resource("Key rotation runs from cron on the vault.", is_text=True, target_uri=BARE)
-    yield c
-    c.close()
 
 
 def _same(a: Document, b: Document) -> None:
