@@ -375,12 +375,14 @@ class TreehopVectorStore(kit.IndexedStore, VectorStore):
         await self._passages.aclear()
 
     def get_by_ids(self, ids: Sequence[str], /) -> list[Document]:
-        """The documents of ``ids`` that exist, in the order asked."""
-        nodes = self._run(self._passages.aget(ids))
+        """The documents of ``ids`` that exist, in the order asked: the store's own ids, and
+        the URI (a Document's ``id``) of a node another writer stored under ``base_uri``
+        (``treehop index``), shown as the store's searches show it."""
+        nodes = self._run(self._index.get(ids))
         return [self._node_document(n) for n in nodes]
 
     async def aget_by_ids(self, ids: Sequence[str], /) -> list[Document]:
-        nodes = await self._passages.aget(ids)
+        nodes = await self._index.get(ids)
         return [self._node_document(n) for n in nodes]
 
     def _node_document(self, node: Any) -> Document:

@@ -414,7 +414,8 @@ class TreehopVectorStore(kit.IndexedStore, BasePydanticVectorStore):
         if node_ids is not None:  # checked here too: beside filters they go to a set()
             node_ids = check_strings(node_ids, "node_ids")
         if filters is None and node_ids is not None:
-            return [self._to_node(n) for n in await self._passages.aget(node_ids)]
+            # (a tree node's URI too: ``PassageIndex.get``; helper leftovers71e)
+            return [self._to_node(n) for n in await self._index.get(node_ids)]
         matching = await self._matching(filters)
         if node_ids is not None:
             wanted = set(node_ids)
