@@ -465,6 +465,12 @@ change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py
   beside the core modules' reference and the directives' index; howto/ and contrib/ out by
   size (:func:`proftpd_faq_set`). Built in stop 71 and measured once: an untuned check
   (helper heldout83).
+* ``postgis-faq``: the PostGIS manual's FAQs (Debian ``postgis-doc``, ``postgis.html``: one
+  DocBook XSL page; the FAQ and Raster FAQ chapters and three sections' qandasets, ~49
+  questions): every question deleted by MPlayer's reading (:func:`split_mplayer_faq`,
+  unchanged, per qandaset), the page cut into chapters; the function references, their
+  index and the release notes out by kind (:func:`postgis_faq_set`). Built in stop 71 and
+  measured once: an untuned check (helper heldout85).
 * ``xboard-faq``: XBoard and WinBoard's FAQ (Debian ``xboard``, ``FAQ.html``: hand-written
   HTML, ~60 labelled ``<h3>`` questions under four ``<h2>`` groups): every question and the
   contents lists deleted (:func:`split_xboard_faq`), beside the engine protocol page, the
@@ -625,6 +631,7 @@ HELD_OUT_SETS = (
     "sylpheed-faq",
     "datatable-faq",
     "proftpd-faq",
+    "postgis-faq",
 )
 """Natural-question sets that no screening script reads by default (``--sets`` names them):
 measured once per change as an untuned check of whether a method chosen on the sets above
@@ -13577,6 +13584,113 @@ def proftpd_faq_set() -> NaturalSet:
 
 
 # --------------------------------------------------------------------------------------
+# A DocBook XSL manual on one page whose chapters hold qandasets in the table layout
+# (PostGIS)
+# --------------------------------------------------------------------------------------
+
+POSTGIS_PACKAGE = "postgis-doc"
+POSTGIS_DOC = "usr/share/doc/postgis-doc"
+POSTGIS_MANUAL = "postgis.html"
+"""The PostGIS 3.3 manual as its authors wrote it (DocBook built by the XSL stylesheets into
+one page, ISO-8859-1; Debian's ``postgis-doc``): a title page and the book's contents, then
+sixteen ``<div class="chapter">``s and one ``<div class="appendix">``, each titled by an
+``<h1>`` ("Chapter 9. PostGIS Frequently Asked Questions"). Two chapters are FAQs (9: the
+PostGIS FAQ, 13: the PostGIS Raster FAQ) and three sections hold smaller ones ("Geography
+Advanced FAQ", MapServer's "Frequently asked questions", "Examples of Spatial SQL"): each a
+``qandaset`` in the table layout MPlayer's FAQ uses, read by :func:`split_mplayer_faq`
+unchanged."""
+POSTGIS_SKIP_PARTS = frozenset({"8", "10", "12", "14", "15", "A"})
+"""The parts left out, by their label, decided by kind before any number: the function
+references (8 "PostGIS Reference", 10 "Topology", 12 "Raster Reference", 14 "PostGIS
+Extras": a synopsis, description and examples a function), the generated function index
+(15) and the release notes (appendix A, as every package set leaves changelogs out). With
+them in the corpus would be ~1.9M characters, three times netcdf-faq's (674k, a 27-minute
+run on the bench machine)."""
+POSTGIS_MAX_PAGE_CHARS = 150_000
+"""A converted chapter over this stays out and is named (the value the other sets use, not
+chosen for this set)."""
+_POSTGIS_PART = re.compile(
+    r"""<div\b[^<>]*\bclass\s*=\s*["']?(?:chapter|appendix)\b[^<>]*>""", re.IGNORECASE
+)
+_POSTGIS_LABEL = re.compile(
+    r"<h1\b[^<>]*>(?:<a\b[^<>]*>\s*</a>)?\s*(?:Chapter|Appendix)(?:\s|&nbsp;|\xa0)+"
+    r"([0-9A-Z]+)\.",
+    re.IGNORECASE,
+)
+
+
+def postgis_manual_parts(page_html: str) -> list[tuple[str, str, list[tuple[str, str, str]]]]:
+    """A one-page DocBook XSL manual (PostGIS's) -> [(part label, the part as markdown
+    without its questions or their lists, [(id, question, answer)])], one a chapter or
+    appendix in page order; what precedes the first (the title page, the book's contents:
+    every section title again) is not a part. A part's label is its ``<h1>`` title's number
+    or letter ("Chapter 9." -> ``9``), its place when it has none. Each part is cut before
+    each ``qandaset`` opening tag and every piece read by :func:`split_mplayer_faq` (the
+    generated question list and the question rows deleted, the answers kept in place), so
+    that a part holding several qandasets loses all their questions. Ids are the part's
+    label, the qandaset's place in it and the question's place (``9-1.3``): the manual's
+    anchors change with every build."""
+    starts = [m.start() for m in _POSTGIS_PART.finditer(page_html)]
+    bounds = [*starts, len(page_html)]
+    parts: list[tuple[str, str, list[tuple[str, str, str]]]] = []
+    for place, (lo, hi) in enumerate(itertools.pairwise(bounds), start=1):
+        part = page_html[lo:hi]
+        label_match = _POSTGIS_LABEL.search(part, 0, 2000)
+        label = label_match.group(1) if label_match else str(place)
+        cuts = [m.start() for m in _QANDASET_OPEN.finditer(part)]
+        pieces = [0, *cuts[1:], len(part)]
+        texts: list[str] = []
+        qa: list[tuple[str, str, str]] = []
+        for set_place, (a, b) in enumerate(itertools.pairwise(pieces), start=1):
+            text, found = split_mplayer_faq(part[a:b])
+            texts.append(text.strip())
+            qa += [(f"{label}-{set_place}.{k}", q, ans) for k, q, ans in found]
+        parts.append((label, "\n\n".join(t for t in texts if t) + "\n", qa))
+    return parts
+
+
+def postgis_faq_set() -> NaturalSet:
+    """The PostGIS manual's FAQs (Debian ``postgis-doc``, ``postgis.html``: one DocBook XSL
+    page; chapters 9 and 13 and three sections' qandasets, ~49 questions) with every
+    question and the generated question lists deleted (:func:`postgis_manual_parts`:
+    :func:`split_mplayer_faq` per qandaset, unchanged), one file a chapter
+    (``chapter-09.md``) beside the manual's other chapters, :data:`POSTGIS_SKIP_PARTS` out,
+    each up to :data:`POSTGIS_MAX_PAGE_CHARS`. Ids are the part, the qandaset's place and
+    the question's (``postgis-faq:9-1.3``). Entries whose answer is under
+    :data:`MIN_ANSWER_WORDS` words are left out and named. Built in stop 71 and measured
+    once, with no change to the retriever: an untuned check (helper heldout85)."""
+    root, _, manual = _packaged_doc(POSTGIS_PACKAGE, POSTGIS_DOC, POSTGIS_MANUAL)
+    files: dict[str, str] = {}
+    asked: list[NaturalQuestion] = []
+    too_long: list[str] = []
+    for label, text, qa in postgis_manual_parts(_doc_text(manual, "latin-1")):
+        if label in POSTGIS_SKIP_PARTS:
+            continue
+        rel = f"chapter-{label.zfill(2)}.md"
+        if len(text) > POSTGIS_MAX_PAGE_CHARS:
+            too_long.append(rel)
+            continue
+        files[rel] = text
+        asked += _faq_questions("postgis-faq", qa, rel)
+    return _judged_package_set(
+        "postgis-faq",
+        root,
+        files,
+        asked,
+        lambda version, unjudged: (
+            f"PostGIS manual FAQs from {POSTGIS_PACKAGE} {version} ({POSTGIS_MANUAL}, "
+            f"DocBook XSL, one page cut into chapters, {len(files)} files; {len(asked)} "
+            "questions of its qandasets deleted with their generated lists; parts "
+            f"{', '.join(sorted(POSTGIS_SKIP_PARTS))} out (function references, index, "
+            f"release notes); left out, over {POSTGIS_MAX_PAGE_CHARS} chars: "
+            f"{', '.join(too_long) or 'none'}); the title page and contents, changelog and "
+            "copyright out; answer = the question's answer row; left out, answer under "
+            f"{MIN_ANSWER_WORDS} words: {' | '.join(unjudged) or 'none'}"
+        ),
+    )
+
+
+# --------------------------------------------------------------------------------------
 # A PyPI project's own FAQ in the documentation sources its sdist ships (Cython)
 # --------------------------------------------------------------------------------------
 
@@ -14687,6 +14801,7 @@ BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "sylpheed-faq": lambda emb: sylpheed_faq_set(),
     "datatable-faq": lambda emb: datatable_faq_set(),
     "proftpd-faq": lambda emb: proftpd_faq_set(),
+    "postgis-faq": lambda emb: postgis_faq_set(),
     "cranfield": cranfield_set,
     "pytest-derived": lambda emb: pytest_derived_set(),
 }
