@@ -791,13 +791,7 @@ def _log(msg: str) -> None:
 def problem_report_only(text: str) -> bool:
     """A query ``find()`` reads as a problem report and as nothing it routes first (a question
     or an error report): the queries ``question_problem_reports`` changes."""
-    from treehop import query_shape
-
-    return (
-        query_shape.is_problem_report(text)
-        and not query_shape.is_question(text)
-        and not query_shape.is_error_report(text)
-    )
+    return query_shape_of(text) == "problem-report"
 
 
 SHAPES = ("question", "error-report", "problem-report", "sentence", "title")

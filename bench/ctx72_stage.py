@@ -39,9 +39,9 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import bench_natural as bn
 import ctx70_lexical_weight as c7
 import natural_sets as ns
-from treehop import query_shape
 
 CTX = c7.CTX
 STAGES = ("outranked", "not in top 10", "per-document slot", "packing", "no record")
@@ -63,14 +63,13 @@ def shape(text: str) -> str:
     question or an error report takes the question fusion and tree terms
     (``question_dense_weight``, ``question_context_scale``); a problem report or a sentence
     takes passage slots with the other queries' weights; anything else (a heading, a topic)
-    takes those weights and one slot per document."""
-    if query_shape.is_question(text):
-        return "question"
-    if query_shape.is_error_report(text):
-        return "error report"
-    if query_shape.is_problem_report(text):
-        return "problem report"
-    return "sentence" if query_shape.is_sentence(text) else "other"
+    takes those weights and one slot per document. The resolver's order is
+    :func:`bench_natural.query_shape_of`'s; only the labels are this tool's (its records and
+    tests use them)."""
+    return _LABELS.get(got := bn.query_shape_of(text), got)
+
+
+_LABELS = {"error-report": "error report", "problem-report": "problem report", "title": "other"}
 
 
 def load_texts(paths: Iterable[Path]) -> dict[str, str]:
