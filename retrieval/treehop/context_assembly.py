@@ -45,6 +45,7 @@ from typing import Any, Literal, Protocol, cast, runtime_checkable
 
 from . import uri as urimod
 from ._plugins import call
+from .arguments import check_bool
 from .errors import EmbeddingError, IndexCorruptError, InvalidQueryError
 from .memory_context import TURN_KIND, day_prefix
 from .models import ChunkContext, ContextType, FindResult, FoundBy, MatchedContext
@@ -1302,17 +1303,9 @@ def assemble_context(
             raise InvalidQueryError(f"query must be a string, got {type(query).__name__}")
         packer.terms = query_terms(query)
     if excerpt_paragraphs is not None:
-        if not isinstance(excerpt_paragraphs, bool):
-            raise InvalidQueryError(
-                f"excerpt_paragraphs must be a bool, got {type(excerpt_paragraphs).__name__}"
-            )
-        packer.paragraphs = excerpt_paragraphs
+        packer.paragraphs = check_bool(excerpt_paragraphs, "excerpt_paragraphs")
     if excerpt_skip_heading is not None:
-        if not isinstance(excerpt_skip_heading, bool):
-            raise InvalidQueryError(
-                f"excerpt_skip_heading must be a bool, got {type(excerpt_skip_heading).__name__}"
-            )
-        packer.skip_heading = excerpt_skip_heading
+        packer.skip_heading = check_bool(excerpt_skip_heading, "excerpt_skip_heading")
     packer.before = {
         c.uri for h in contexts for c in h.collapsed if c.position is not None and c.position < 0
     }
