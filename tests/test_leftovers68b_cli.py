@@ -107,15 +107,15 @@ def test_a_misplaced_option_is_told_where_it_goes(
     [
         (["find", "q", "--limt", "2"], "--limt 2; --limt: did you mean --limit?"),
         (["find", "q", "--zzzzzz", "1"], "unrecognized arguments: --zzzzzz 1"),
-        (["--json"], "the following arguments are required: COMMAND"),
-        (["--limit", "3"], "invalid choice: '3'"),
         (["--index", _NO_INDEX, "-5", "find", "q"], "invalid choice: '-5'"),
     ],
 )
 def test_what_was_told_before_is_told_as_before_control(
     capsys: pytest.CaptureFixture[str], argv: list[str], error: str
 ) -> None:
-    # control: an unknown option after the command, and a line naming no command, as before
+    # control: an unknown option after the command, and a negative number read as a
+    # command, as before (a line of options naming no command: now named with the
+    # commands that read them, tests/test_stop72_options_without_command.py)
     code, err = _run(capsys, *argv)
     assert code == ExitCode.USAGE
     assert error in err, err

@@ -52,7 +52,8 @@ def test_control_ascii_and_command_options_read_as_before() -> None:
     with contextlib.redirect_stdout(out), contextlib.suppress(SystemExit):
         _parse(build_parser(), ["--version"])
     assert out.getvalue().startswith("treehop "), out.getvalue()
-    # a command's option with no command: a command is what is missing (argparse's error)
-    assert "invalid choice: '\u2014limit'" in _error(["\u2014limit", "3"])
+    # a command's option with no command: a command is what is missing (stop 72: named)
+    text = _error(["\u2014limit", "3"])
+    assert "a command is missing" in text and "then --limit after it" in text, text
     # an unknown ASCII word: argparse's invalid choice, unchanged
     assert "invalid choice: 'serch'" in _error(["serch", "q"])

@@ -1505,7 +1505,7 @@ def _refuse_options_before_command(parser: argparse.ArgumentParser, argv: Sequen
     top-level usage, naming neither ``find`` nor where ``--limit`` goes."""
     misplaced, command, path = _options_before_command(parser, argv)
     if misplaced and not path:
-        _refuse_dashed_without_command(parser, misplaced)
+        _refuse_options_without_command(parser, misplaced)
     if not misplaced or not path:
         return  # (no command named: argparse's own error says so)
     name = " ".join(path)
@@ -1534,30 +1534,97 @@ def _refuse_options_before_command(parser: argparse.ArgumentParser, argv: Sequen
     command.error("; ".join([f"unrecognized arguments: {listed} (before '{path[-1]}')", *hints]))
 
 
-def _refuse_dashed_without_command(parser: argparse.ArgumentParser, misplaced: list[str]) -> None:
-    """A usage error, from ``treehop``'s own parser, for a typographically dashed word given
-    with no command after it that reads as one of ``treehop``'s own options (``—version``,
-    ``—help``, ``—verison``): named with the option it meant. Anything else is left to
-    argparse (``—limit 3`` with no command: a command is what is missing).
+def _refuse_options_without_command(parser: argparse.ArgumentParser, misplaced: list[str]) -> None:
+    """A usage error, from ``treehop``'s own parser, for unknown options (and their values)
+    given with no command after them: each named with what it most likely meant. A
+    typographically dashed spelling of one of ``treehop``'s own options (``—version``,
+    ``—help``, ``—verison``) is hinted as that option; an option some command reads
+    (``--limit``, ``—limit``; another tool's ``--top-k``) as that command's, to go after the
+    command, which is what is missing.
 
     Why (helper leftovers71e; leftovers71d's open item): ``treehop —version`` (copied from a
     page that typeset ``--version``) was argparse's "invalid choice: '—version'" with the
-    list of commands, as if a command had been misspelled; with a command after it the
-    misplaced-option error already hinted ``--version``."""
+    list of commands, as if a command had been misspelled. And (stop 72, the lead)
+    ``treehop --limit 3`` was "invalid choice: '3'", the option's value read as a misspelled
+    command and the option never named; ``treehop --api-key sk-...`` printed the key whole
+    in that "invalid choice" (argparse quotes the word it read as the command): the
+    arguments are now listed by :func:`_shown_args`, a key masked."""
     values = _secret_values(misplaced)  # (a key is no option to hint at)
-    hints = []
+    hints, missing = [], False
     for i, given in enumerate(misplaced[:SHOWN_EXTRAS]):
         typed = _ascii_dashes(given)
-        if i in values or typed == given:
+        if i in values or not typed.startswith("-") or typed == "-":
             continue
-        own = _known_option(parser, typed)
-        meant = own.option_strings[-1] if isinstance(own, argparse.Action) else None
-        meant = meant or _meant_option(parser, typed)
-        if meant is not None:
-            hints.append(f"{_shown_arg(given.split('=', 1)[0])}: did you mean {meant}?")
-    if hints:
-        listed = _shown_args(misplaced)
-        parser.error("; ".join([f"unrecognized arguments: {listed}", *hints]))
+        shown = _shown_arg(given.split("=", 1)[0])
+        own = _known_option(parser, typed) if typed != given else None
+        if isinstance(own, argparse.Action):  # (``—version``: treehop's own)
+            hints.append(f"{shown}: did you mean {own.option_strings[-1]}?")
+            continue
+        meant, readers = _option_of_commands(parser, typed, fuzzy=False)
+        own_typo = _meant_option(parser, typed) if typed != given else None
+        if meant is None and own_typo is not None:  # (``—verison``)
+            hints.append(f"{shown}: did you mean {own_typo}?")
+            continue
+        if meant is None:
+            meant, readers = _option_of_commands(parser, typed, fuzzy=True)
+        if meant is None:
+            continue
+        missing = True
+        names = ", ".join(f"'{n}'" for n in readers[:SHOWN_COMMANDS])
+        names += ", ..." if len(readers) > SHOWN_COMMANDS else ""
+        said = "is" if meant == shown else f"reads as {meant},"
+        hints.append(
+            f"{shown} {said} an option of {names}: give the command first, then {meant} "
+            f"after it (treehop {readers[0]} ... {meant} ...)"
+        )
+    head = "a command is missing; " if missing or not hints else ""
+    parser.error("; ".join([f"{head}unrecognized arguments: {_shown_args(misplaced)}", *hints]))
+
+
+SHOWN_COMMANDS = 4
+"""The most commands a hint names for an option given with no command (``--limit``)."""
+
+
+def _option_of_commands(
+    parser: argparse.ArgumentParser, typed: str, *, fuzzy: bool
+) -> tuple[str | None, list[str]]:
+    """The option ``typed`` names among the commands of ``treehop`` (exactly or by an
+    unambiguous prefix; with ``fuzzy``, as another tool's name of it or a misspelling:
+    ``--top-k`` for ``--limit``, by :func:`_meant_option`, for a name of three letters or
+    more, as ``-x`` is no spelling of ``--index``) and the commands that read it
+    (each as typed: ``find``, ``session show``), in the parser's order; ``(None, [])`` when
+    none does.
+
+    Why: ``treehop --limit 3`` (no command) was argparse's "invalid choice: '3'", the option's
+    value read as a misspelled command and the option itself never named."""
+    commands: list[tuple[str, argparse.ArgumentParser]] = []
+    pending: list[tuple[str, argparse.ArgumentParser]] = [("", parser)]
+    while pending:
+        prefix, current = pending.pop(0)
+        for action in current._actions:
+            if not isinstance(action, argparse._SubParsersAction):
+                continue
+            seen: set[int] = set()
+            for name, sub in action.choices.items():
+                if id(sub) not in seen:  # (an alias of a command already read: once)
+                    seen.add(id(sub))
+                    commands.append((f"{prefix} {name}".strip(), sub))
+                    pending.append((f"{prefix} {name}".strip(), sub))
+    exact: dict[str, list[str]] = {}
+    for path, sub in commands:
+        read = _known_option(sub, typed)
+        if isinstance(read, argparse.Action):
+            exact.setdefault(read.option_strings[-1], []).append(path)
+    name = typed.split("=", 1)[0].lstrip("-")
+    if not exact and fuzzy and (len(name) >= 3 or name.lower() in _COUNT_NAMES):
+        for path, sub in commands:
+            meant = _meant_option(sub, typed)
+            if meant is not None:
+                exact.setdefault(meant, []).append(path)
+    if not exact:
+        return None, []
+    meant = max(exact, key=lambda o: len(exact[o]))  # (the one most commands read; first on ties)
+    return meant, exact[meant]
 
 
 def _parse(parser: argparse.ArgumentParser, argv: Sequence[str]) -> argparse.Namespace:
