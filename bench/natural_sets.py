@@ -471,6 +471,11 @@ change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py
   unchanged, per qandaset), the page cut into chapters; the function references, their
   index and the release notes out by kind (:func:`postgis_faq_set`). Built in stop 71 and
   measured once: an untuned check (helper heldout85).
+* ``log4perl-faq``: Log4perl's FAQ (Debian ``liblog-log4perl-perl``,
+  ``Log/Log4perl/FAQ.pm``: one POD page, ~47 ``=head2`` entries): every question deleted by
+  the cython-faq rule (:func:`split_pod_faq`, the rule unchanged over perlfaq's POD reader),
+  beside the POD of the library's other modules (:func:`log4perl_faq_set`). Built in stop 72
+  and measured once: an untuned check (helper heldout87).
 * ``xboard-faq``: XBoard and WinBoard's FAQ (Debian ``xboard``, ``FAQ.html``: hand-written
   HTML, ~60 labelled ``<h3>`` questions under four ``<h2>`` groups): every question and the
   contents lists deleted (:func:`split_xboard_faq`), beside the engine protocol page, the
@@ -632,6 +637,7 @@ HELD_OUT_SETS = (
     "datatable-faq",
     "proftpd-faq",
     "postgis-faq",
+    "log4perl-faq",
 )
 """Natural-question sets that no screening script reads by default (``--sets`` names them):
 measured once per change as an untuned check of whether a method chosen on the sets above
@@ -14704,6 +14710,80 @@ def mu4e_faq_set() -> NaturalSet:
     )
 
 
+# --------------------------------------------------------------------------------------
+# A Perl module's FAQ kept as POD beside the modules' own POD (Log::Log4perl), read by the
+# cython-faq rule
+# --------------------------------------------------------------------------------------
+
+LOG4PERL_PACKAGE = "liblog-log4perl-perl"
+LOG4PERL_DOC = "usr/share/perl5/Log"
+"""Where Debian's ``liblog-log4perl-perl`` installs the library: ``Log4perl.pm`` and the
+``Log4perl/`` tree of modules (appenders, layouts, filters, configurators, the Java
+mapping), each a Perl module whose documentation is the POD inside it, the form in which
+``perldoc`` and the generated man pages read it."""
+LOG4PERL_FAQ = "Log4perl/FAQ.pm"
+"""Log4perl's FAQ as its authors keep it: ``Log::Log4perl::FAQ``, a module holding only POD
+(``=head1`` NAME, DESCRIPTION, SEE ALSO, LICENSE, AUTHOR around ~47 ``=head2`` entries:
+"How can I roll over my logfiles automatically at midnight?", "I keep getting duplicate log
+messages! What's wrong?", "Log4perl doesn't interpret my backslashes correctly!"). Which
+entry asks is decided by the cython-faq rule (:func:`split_pod_faq`), not a list: the
+stated problems stay in the page as headings with their answers."""
+LOG4PERL_MAX_PAGE_CHARS = 150_000
+"""A converted page over this stays out and is named (the value the other sets use, not
+chosen for this set)."""
+
+
+def split_pod_faq(
+    pod: str, seen: dict[str, int] | None = None
+) -> tuple[str, list[tuple[str, str, str]]]:
+    """A POD FAQ page -> (the page without its questions, [(id, question, answer)]):
+    :func:`split_markdown_faq` unchanged (the cython-faq rule) over the page read by
+    :func:`pod_to_markdown` (perlfaq's POD reader: ``=headN`` as ``#`` headings, verbatim
+    paragraphs fenced, the Perl code around the POD dropped), so that a POD FAQ is split as
+    the reStructuredText, markdown and R Markdown ones are."""
+    return split_markdown_faq(pod, seen, pod_to_markdown)
+
+
+POD_DOCS = DocFormat(".pm", pod_to_markdown, split_pod_faq)
+"""Perl modules read by their POD (Log::Log4perl)."""
+
+
+def log4perl_faq_set() -> NaturalSet:
+    """Log4perl's FAQ (Debian ``liblog-log4perl-perl``, ``Log/Log4perl/FAQ.pm``: one POD
+    page, ~47 ``=head2`` entries) with every question deleted by the cython-faq rule
+    (:func:`split_pod_faq`: a heading below the title asks when its title ends with "?" and
+    it has text of its own, outside an open question; the stated problems stay), beside the
+    POD of every other module of the library (every ``*.pm`` under :data:`LOG4PERL_DOC`,
+    through :func:`pod_to_markdown`, up to :data:`LOG4PERL_MAX_PAGE_CHARS`; their Perl code
+    is not documentation and is dropped by the reader), read by :func:`_sdist_docs_faq` as
+    the sdist sets read theirs. The examples folder (scripts and configuration files), the
+    changelogs and the copyright are out. Ids are the questions' slugs
+    (``log4perl-faq:where-should-i-put-my-logfiles``). Entries whose answer is under
+    :data:`MIN_ANSWER_WORDS` words are left out and named. Built in stop 72 and measured
+    once, with no change to the retriever: an untuned check (helper heldout87)."""
+    root, doc, _ = _packaged_doc(LOG4PERL_PACKAGE, LOG4PERL_DOC, LOG4PERL_FAQ)
+    files, asked, qa, too_long = _sdist_docs_faq(
+        "log4perl-faq", doc, POD_DOCS, (LOG4PERL_FAQ,), (), (), LOG4PERL_MAX_PAGE_CHARS
+    )
+    return _judged_package_set(
+        "log4perl-faq",
+        root,
+        files,
+        asked,
+        lambda version, unjudged: (
+            f"Log4perl FAQ from {LOG4PERL_PACKAGE} {version} ({LOG4PERL_DOC}/{LOG4PERL_FAQ}, "
+            f"POD, one page, {len(qa)} questions deleted by the cython-faq rule: a heading "
+            "below the title asks when it ends with '?' and has its own text, outside an open "
+            "question; stated problems kept) + the POD of the library's other modules "
+            f"({len(files) - 1} .pm files as markdown, their code dropped; left out, over "
+            f"{LOG4PERL_MAX_PAGE_CHARS} chars: {', '.join(too_long) or 'none'}); examples, "
+            "changelogs and copyright out; answer = the text under a question up to the next "
+            f"heading of its level or higher; left out, answer under {MIN_ANSWER_WORDS} "
+            f"words: {' | '.join(unjudged) or 'none'}"
+        ),
+    )
+
+
 BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "django-faq": lambda emb: django_faq_set(),
     "gitfaq": lambda emb: gitfaq_set(),
@@ -14802,6 +14882,7 @@ BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "datatable-faq": lambda emb: datatable_faq_set(),
     "proftpd-faq": lambda emb: proftpd_faq_set(),
     "postgis-faq": lambda emb: postgis_faq_set(),
+    "log4perl-faq": lambda emb: log4perl_faq_set(),
     "cranfield": cranfield_set,
     "pytest-derived": lambda emb: pytest_derived_set(),
 }

@@ -138,6 +138,28 @@ def heading_rule_expected(
     return expected, asked
 
 
+def assert_heading_rule_split(
+    levels: Sequence[int],
+    titles: Sequence[str],
+    bodies: Sequence[str],
+    asks: Callable[[int], bool],
+    page: str,
+    qa: Sequence[tuple[str, str, str]],
+) -> set[int]:
+    """A heading-rule splitter's (``page``, ``qa``) on a property test's random markdown page
+    of headings (``levels``, ``titles``, ``bodies``; heading ``k`` asks when ``asks(k)``):
+    exactly :func:`heading_rule_expected`'s questions, each answer in the page and no
+    question left in it (:func:`assert_page_keeps_answers`), and each heading line in the
+    page exactly when it did not ask. Returns the indexes asked, for the test's own checks.
+    One copy for the markdown property tests (MyST, R Markdown, POD)."""
+    expected, asked = heading_rule_expected(levels, titles, bodies, asks)
+    assert list(qa) == expected
+    assert_page_keeps_answers(qa, page)
+    for n, t in enumerate(titles):
+        assert (f"{'#' * levels[n]} {t}\n" in page + "\n") == (n not in asked)
+    return asked
+
+
 def assert_random_split(
     page: str, qa: Sequence[tuple[str, str, str]], expected: Sequence[tuple[str, str, str]]
 ) -> None:
