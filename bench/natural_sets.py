@@ -529,6 +529,7 @@ import subprocess
 import sys
 import tarfile
 import textwrap
+from collections import Counter
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -13712,9 +13713,10 @@ reading unchanged (:func:`pod_to_markdown`, then :func:`split_heading_questions`
 PDL_MAX_PAGE_CHARS = 150_000
 """A converted manual page over this stays out and is named (the value the other sets use,
 not chosen for this set)."""
-_PDL_LABEL = re.compile(r"^Q:\s*\d+(?:\.\d+)*\.?\s+")
-"""The number label each PDL FAQ title opens with (``Q: 6.10``): not words a user asks, and
-repeated (two entries are ``Q: 4.5``), so it is taken off the question's text."""
+_PDL_LABEL = re.compile(r"^Q:\s*(\d+(?:\.\d+)*)\.?\s+")
+"""The number label each PDL FAQ title opens with (``Q: 6.10``): not words a user asks, so it
+is taken off the question's text; it is the question's id (two entries are ``Q: 4.5``: the
+second ``4.5-2``)."""
 
 
 _POD_BLANK_RUN = re.compile(r"\n(?:[ \t]*\n)+")
@@ -13735,12 +13737,14 @@ def pdl_faq_pages(pod_dir: Path) -> tuple[dict[str, str], list[tuple[str, str, s
     """A PDL POD folder -> ({relpath: markdown}, [(id, question, answer)], [pages left out
     as too long]). ``FAQ.pod`` read by perlfaq's reading unchanged (:func:`pod_to_markdown`,
     :func:`split_heading_questions`: the question headings leave the page) after
-    :func:`pod_paragraphs_normalised` (every page gets it), each question
-    without its :data:`_PDL_LABEL`; ids the entry's place (``pdl-faq:12``), since the labels
-    repeat. Beside it every other ``*.pod`` of the folder that is a plain file (the manual:
-    QuickStart, Indexing, PP, ...; ``Index.pod`` is a link to a list generated at install
-    time, not shipped), each up to :data:`PDL_MAX_PAGE_CHARS`. The modules' ``.pm`` files,
-    whose POD is the API reference, stay out, decided by kind."""
+    :func:`pod_paragraphs_normalised` (every page gets it), each question without its
+    :data:`_PDL_LABEL`; ids the label's number (``pdl-faq:6.10``), a repeat suffixed
+    (``4.5-2``), a title without one its slug: ids by place would move when an entry is
+    added, and questions with them to the other half. Beside it every other ``*.pod`` of the
+    folder that is a plain file (the manual: QuickStart, Indexing, PP, ...; ``Index.pod`` is
+    a link to a list generated at install time, not shipped), each up to
+    :data:`PDL_MAX_PAGE_CHARS`. The modules' ``.pm`` files, whose POD is the API reference,
+    stay out, decided by kind."""
     faq = pod_dir / PDL_FAQ
     text, pairs = split_heading_questions(
         pod_to_markdown(
@@ -13748,7 +13752,13 @@ def pdl_faq_pages(pod_dir: Path) -> tuple[dict[str, str], list[tuple[str, str, s
         )
     )
     files = {"PDL/FAQ.md": text}
-    qa = [(str(n), _PDL_LABEL.sub("", q), a) for n, (q, a) in enumerate(pairs, start=1)]
+    qa: list[tuple[str, str, str]] = []
+    seen: Counter[str] = Counter()
+    for q, a in pairs:
+        m = _PDL_LABEL.match(q)
+        key = m.group(1) if m else _slug(q)
+        seen[key] += 1
+        qa.append((key if seen[key] == 1 else f"{key}-{seen[key]}", _PDL_LABEL.sub("", q), a))
     too_long: list[str] = []
     for path in sorted(pod_dir.glob("*.pod")):
         if path.name == PDL_FAQ or path.is_symlink() or not path.is_file():
@@ -13773,7 +13783,7 @@ def pdl_faq_set() -> NaturalSet:
     root = ds.fetch_debian_package(PDL_PACKAGE)
     dirs = sorted(d for d in root.glob(PDL_POD_GLOB) if (d / PDL_FAQ).is_file())
     if not dirs:
-        raise FileNotFoundError(f"no {PDL_POD_GLOB}/{PDL_FAQ} under {root}")
+        raise FileNotFoundError(f"no {PDL_FAQ} under {root}/{PDL_POD_GLOB}")
     files, qa, too_long = pdl_faq_pages(dirs[-1])
     asked = _faq_questions("pdl-faq", qa, "PDL/FAQ.md")
     return _judged_package_set(
