@@ -476,6 +476,11 @@ change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py
   the cython-faq rule (:func:`split_pod_faq`, the rule unchanged over perlfaq's POD reader),
   beside the POD of the library's other modules (:func:`log4perl_faq_set`). Built in stop 72
   and measured once: an untuned check (helper heldout87).
+* ``pdl-faq``: the Perl Data Language's FAQ (Debian ``pdl``, ``PDL/FAQ.pod``: POD, ~55
+  ``=head2`` questions under ``=head1`` groups): every question deleted by perlfaq's reading
+  (:func:`pod_to_markdown`, :func:`split_heading_questions`, unchanged), its ``Q: n.m``
+  label off, beside the manual's other POD pages (:func:`pdl_faq_set`). Built in stop 72
+  and measured once: an untuned check (helper heldout86).
 * ``xboard-faq``: XBoard and WinBoard's FAQ (Debian ``xboard``, ``FAQ.html``: hand-written
   HTML, ~60 labelled ``<h3>`` questions under four ``<h2>`` groups): every question and the
   contents lists deleted (:func:`split_xboard_faq`), beside the engine protocol page, the
@@ -529,6 +534,7 @@ import subprocess
 import sys
 import tarfile
 import textwrap
+from collections import Counter
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -638,6 +644,7 @@ HELD_OUT_SETS = (
     "proftpd-faq",
     "postgis-faq",
     "log4perl-faq",
+    "pdl-faq",
 )
 """Natural-question sets that no screening script reads by default (``--sets`` names them):
 measured once per change as an untuned check of whether a method chosen on the sets above
@@ -13697,6 +13704,112 @@ def postgis_faq_set() -> NaturalSet:
 
 
 # --------------------------------------------------------------------------------------
+# A Perl distribution's FAQ in POD beside the manual's other POD pages (PDL), read by
+# perlfaq's reading
+# --------------------------------------------------------------------------------------
+
+PDL_PACKAGE = "pdl"
+PDL_POD_GLOB = "usr/lib/*/perl5/*/PDL"
+PDL_FAQ = "FAQ.pod"
+"""PDL::FAQ, the Perl Data Language's FAQ as its authors wrote it (POD, Debian's ``pdl``,
+beside the module tree): ``=head1`` group titles ("GENERAL QUESTIONS", "INSTALLATION", ...)
+over ~55 ``=head2`` entries, each titled ``Q: 2.1    What is PDL ?``, read by perlfaq's
+reading unchanged (:func:`pod_to_markdown`, then :func:`split_heading_questions`: every
+``=head2`` a question, its answer the text up to the next heading)."""
+PDL_MAX_PAGE_CHARS = 150_000
+"""A converted manual page over this stays out and is named (the value the other sets use,
+not chosen for this set)."""
+_PDL_LABEL = re.compile(r"^Q:\s*(\d+(?:\.\d+)*)\.?\s+")
+"""The number label each PDL FAQ title opens with (``Q: 6.10``): not words a user asks, so it
+is taken off the question's text; it is the question's id (two entries are ``Q: 4.5``: the
+second ``4.5-2``)."""
+
+
+_POD_BLANK_RUN = re.compile(r"\n(?:[ \t]*\n)+")
+
+
+def pod_paragraphs_normalised(pod: str) -> str:
+    """``pod`` with every run of blank lines made one blank line and its leading newlines
+    off. POD takes a run of blank lines as one paragraph break (perlpodspec), but
+    :func:`pod_to_markdown` splits on single blank lines, so a command after two or more
+    (PDL's FAQ spaces its entries so) opens its paragraph with a newline and is read as
+    text, with every paragraph up to the next command kept out. Done here, before the
+    reading, so that :func:`pod_to_markdown` stays unchanged for perlfaq (whose set the
+    same quirk shapes: three of its questions; left as measured)."""
+    return _POD_BLANK_RUN.sub("\n\n", pod.replace("\r\n", "\n")).lstrip("\n")
+
+
+def pdl_faq_pages(pod_dir: Path) -> tuple[dict[str, str], list[tuple[str, str, str]], list[str]]:
+    """A PDL POD folder -> ({relpath: markdown}, [(id, question, answer)], [pages left out
+    as too long]). ``FAQ.pod`` read by perlfaq's reading unchanged (:func:`pod_to_markdown`,
+    :func:`split_heading_questions`: the question headings leave the page) after
+    :func:`pod_paragraphs_normalised` (every page gets it), each question without its
+    :data:`_PDL_LABEL`; ids the label's number (``pdl-faq:6.10``), a repeat suffixed
+    (``4.5-2``), a title without one its slug: ids by place would move when an entry is
+    added, and questions with them to the other half. Beside it every other ``*.pod`` of the
+    folder that is a plain file (the manual: QuickStart, Indexing, PP, ...; ``Index.pod`` is
+    a link to a list generated at install time, not shipped), each up to
+    :data:`PDL_MAX_PAGE_CHARS`. The modules' ``.pm`` files, whose POD is the API reference,
+    stay out, decided by kind."""
+    faq = pod_dir / PDL_FAQ
+    text, pairs = split_heading_questions(
+        pod_to_markdown(
+            pod_paragraphs_normalised(faq.read_text(encoding="utf-8", errors="replace"))
+        )
+    )
+    files = {"PDL/FAQ.md": text}
+    qa: list[tuple[str, str, str]] = []
+    seen: Counter[str] = Counter()
+    for q, a in pairs:
+        m = _PDL_LABEL.match(q)
+        key = m.group(1) if m else _slug(q)
+        seen[key] += 1
+        qa.append((key if seen[key] == 1 else f"{key}-{seen[key]}", _PDL_LABEL.sub("", q), a))
+    too_long: list[str] = []
+    for path in sorted(pod_dir.glob("*.pod")):
+        if path.name == PDL_FAQ or path.is_symlink() or not path.is_file():
+            continue
+        rel = f"PDL/{path.stem}.md"
+        page = pod_to_markdown(
+            pod_paragraphs_normalised(path.read_text(encoding="utf-8", errors="replace"))
+        )
+        if len(page) > PDL_MAX_PAGE_CHARS:
+            too_long.append(rel)
+            continue
+        files[rel] = page
+    return files, qa, too_long
+
+
+def pdl_faq_set() -> NaturalSet:
+    """PDL's FAQ (Debian ``pdl``, ``PDL/FAQ.pod``: ~55 ``=head2`` questions under ``=head1``
+    groups) with every question deleted by perlfaq's reading (:func:`pdl_faq_pages`),
+    beside the manual's other POD pages. Entries whose answer is under
+    :data:`MIN_ANSWER_WORDS` words are left out and named. Built in stop 72 and measured
+    once, with no change to the retriever: an untuned check (helper heldout86)."""
+    root = ds.fetch_debian_package(PDL_PACKAGE)
+    dirs = sorted(d for d in root.glob(PDL_POD_GLOB) if (d / PDL_FAQ).is_file())
+    if not dirs:
+        raise FileNotFoundError(f"no {PDL_FAQ} under {root}/{PDL_POD_GLOB}")
+    files, qa, too_long = pdl_faq_pages(dirs[-1])
+    asked = _faq_questions("pdl-faq", qa, "PDL/FAQ.md")
+    return _judged_package_set(
+        "pdl-faq",
+        root,
+        files,
+        asked,
+        lambda version, unjudged: (
+            f"PDL FAQ from {PDL_PACKAGE} {version} (PDL/{PDL_FAQ}, POD as Markdown, "
+            f"{len(qa)} =head2 questions deleted by perlfaq's reading, their 'Q: n.m' labels "
+            f"off) + the {len(files) - 1} other PDL/*.pod manual pages (left out, over "
+            f"{PDL_MAX_PAGE_CHARS} chars: {', '.join(too_long) or 'none'}); the modules' .pm "
+            "POD, the generated Index.pod, changelogs and copyright out; answer = the text "
+            "under a question heading up to the next heading; left out, answer under "
+            f"{MIN_ANSWER_WORDS} words: {' | '.join(unjudged) or 'none'}"
+        ),
+    )
+
+
+# --------------------------------------------------------------------------------------
 # A PyPI project's own FAQ in the documentation sources its sdist ships (Cython)
 # --------------------------------------------------------------------------------------
 
@@ -14883,6 +14996,7 @@ BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "proftpd-faq": lambda emb: proftpd_faq_set(),
     "postgis-faq": lambda emb: postgis_faq_set(),
     "log4perl-faq": lambda emb: log4perl_faq_set(),
+    "pdl-faq": lambda emb: pdl_faq_set(),
     "cranfield": cranfield_set,
     "pytest-derived": lambda emb: pytest_derived_set(),
 }
