@@ -52,6 +52,7 @@ __all__ = [
     "Document",
     "Section",
     "clean_heading",
+    "drop_inline_tags",
     "html_to_markdown",
     "looks_like_rst",
     "parse",
@@ -143,6 +144,12 @@ def _keep_code_span(m: re.Match[str]) -> str:
     return m.group(1) or ""
 
 
+def drop_inline_tags(text: str) -> str:
+    """``text`` without Markdown's inline HTML element tags (their text kept), code spans kept
+    as written; each match reads at most a few hundred characters, so linear."""
+    return _INLINE_TAG.sub(_keep_code_span, text) if "<" in text else text
+
+
 def clean_heading(text: str, inline_html: bool = False) -> str:
     """A heading as a reader sees it: inline markup (``code``, roles, links, emphasis) removed.
 
@@ -161,7 +168,7 @@ def clean_heading(text: str, inline_html: bool = False) -> str:
     text = _RST_ROLE.sub(_role_text, text)
     text = _MD_LINK.sub(r"\1", text)
     if inline_html and "<" in text:
-        text = _collapse(_INLINE_TAG.sub(_keep_code_span, text))
+        text = _collapse(drop_inline_tags(text))
     for mark in ("``", "**", "`", "*"):
         text = text.replace(mark, "")
     return _ESCAPE.sub(_unescape, text).strip()
