@@ -94,6 +94,15 @@ def test_plain_text_and_code_lose_no_character(body, kind) -> None:
     assert sent and sent in text
 
 
+def test_a_markdown_links_target_is_not_read() -> None:
+    # sysstat's contents list: "[2.10.](#2_10) Do you know a tool ..." as a reader sees it
+    text = "[2.10.](#2_10) Do you know a tool which can plot the data? More"
+    assert first_sentence(text, "markdown", as_read=True) == (
+        "2.10. Do you know a tool which can plot the data?"
+    )
+    assert first_sentence(text, "text", as_read=True).startswith("[2.10.](#2_10) Do you")
+
+
 def test_control_without_as_read_the_embedded_cleaning_is_unchanged() -> None:
     # file and directory abstracts (embedded) keep the cleaning every index was built with
     assert first_sentence("Set S_TIME_FORMAT=ISO for *sar*. More", "markdown") == (

@@ -54,6 +54,7 @@ __all__ = [
     "clean_heading",
     "drop_inline_tags",
     "html_to_markdown",
+    "link_texts",
     "looks_like_rst",
     "parse",
 ]
@@ -148,6 +149,12 @@ def drop_inline_tags(text: str) -> str:
     """``text`` without Markdown's inline HTML element tags (their text kept), code spans kept
     as written; each match reads at most a few hundred characters, so linear."""
     return _INLINE_TAG.sub(_keep_code_span, text) if "<" in text else text
+
+
+def link_texts(text: str) -> str:
+    """Markdown's inline links as the text a reader sees (``[2.10.](#2_10)`` -> ``2.10.``);
+    bounded patterns, so linear."""
+    return _MD_LINK.sub(r"\1", text) if "](" in text else text
 
 
 def clean_heading(text: str, inline_html: bool = False) -> str:
