@@ -52,7 +52,9 @@ __all__ = [
     "Document",
     "Section",
     "clean_heading",
+    "drop_inline_tags",
     "html_to_markdown",
+    "link_texts",
     "looks_like_rst",
     "parse",
 ]
@@ -131,8 +133,40 @@ def _role_text(m: re.Match[str]) -> str:
     return inner.lstrip("~!")
 
 
-def clean_heading(text: str) -> str:
+_INLINE_TAG = re.compile(
+    r"(`+[^`]{0,300}?`+)"  # a code span: kept as written (``Vector<b>`` is code, not markup)
+    r"|</?(?:a|abbr|b|br|cite|code|del|dfn|em|font|i|img|ins|kbd|mark|q|s|samp|small|span"
+    r"|strong|sub|sup|tt|u|var)(?:\s[^<>`]{0,300})?/?>",
+    re.IGNORECASE,
+)
+
+
+def _keep_code_span(m: re.Match[str]) -> str:
+    return m.group(1) or ""
+
+
+def drop_inline_tags(text: str) -> str:
+    """``text`` without Markdown's inline HTML element tags (their text kept), code spans kept
+    as written; each match reads at most a few hundred characters, so linear."""
+    return _INLINE_TAG.sub(_keep_code_span, text) if "<" in text else text
+
+
+def link_texts(text: str) -> str:
+    """Markdown's inline links as the text a reader sees (``[2.10.](#2_10)`` -> ``2.10.``);
+    bounded patterns, so linear."""
+    return _MD_LINK.sub(r"\1", text) if "](" in text else text
+
+
+def clean_heading(text: str, inline_html: bool = False) -> str:
     """A heading as a reader sees it: inline markup (``code``, roles, links, emphasis) removed.
+
+    ``inline_html``: the heading is Markdown's, where an inline HTML element's tags
+    (``<a name="sar"></a>``, ``<code>``, ``<br/>``) render as nothing: they are dropped
+    (their text kept), outside code spans. Why: FAQs anchor each heading so
+    (``## 2. Questions related to sar<a name="sar"></a>``, sysstat's FAQ), and the tag led
+    every chunk title, heading path and abstract of the section. Only inline element names
+    are read as tags, so text such as ``<at>`` or ``<int>`` stays; a heading that came from
+    HTML (its entities decoded, ``&lt;b&gt;`` written about HTML) or reST is not touched.
 
     Clipped first, so that the (bounded) patterns below run on at most a few hundred
     characters whatever the input.
@@ -140,6 +174,8 @@ def clean_heading(text: str) -> str:
     text = _collapse(text)[:_MAX_HEADING]
     text = _RST_ROLE.sub(_role_text, text)
     text = _MD_LINK.sub(r"\1", text)
+    if inline_html and "<" in text:
+        text = _collapse(drop_inline_tags(text))
     for mark in ("``", "**", "`", "*"):
         text = text.replace(mark, "")
     return _ESCAPE.sub(_unescape, text).strip()
@@ -156,7 +192,8 @@ def _unescape(m: re.Match[str]) -> str:
 class _Builder:
     """Collects sections while a parser walks the lines: a heading stack and the open body."""
 
-    def __init__(self) -> None:
+    def __init__(self, inline_html: bool = False) -> None:
+        self.inline_html = inline_html  # Markdown: inline HTML tags in a heading dropped
         self.stack: list[tuple[int, str]] = []  # (level, heading)
         self.body: list[str] = []
         self.path: tuple[str, ...] = ()
@@ -164,7 +201,7 @@ class _Builder:
 
     def heading(self, level: int, text: str) -> None:
         self.flush()
-        text = clean_heading(text)
+        text = clean_heading(text, self.inline_html)
         while self.stack and self.stack[-1][0] >= level:
             self.stack.pop()
         self.stack.append((level, text))
@@ -257,8 +294,8 @@ def could_have_heading(text: str) -> bool:
     return _SETEXT_LIKE.search(text) is not None or _SETEXT_FIRST.match(text) is not None
 
 
-def _parse_markdown(text: str) -> Document:
-    b = _Builder()
+def _parse_markdown(text: str, inline_html: bool = False) -> Document:
+    b = _Builder(inline_html)
     lines = _lines(text)
     i = 0
     if lines and lines[0].strip() == "---":  # YAML front matter: metadata, never headings
@@ -421,7 +458,7 @@ def looks_like_rst(text: str, probe_lines: int = 400) -> bool:
 def parse(text: str, kind: str) -> Document:
     """Sections of ``text`` by its markup (``markdown``/``html``, ``rst``; others: no headings)."""
     if kind in {"markdown", "html"}:
-        return _parse_markdown(text)
+        return _parse_markdown(text, inline_html=kind == "markdown")
     if kind == "rst":
         return _parse_rst(text)
     b = _Builder()

@@ -289,7 +289,7 @@ class TreeBuilder:
             # The heading path leads the content, so the embedded and BM25-indexed text of a
             # chunk says where it sits; ``metadata["chunk_title"]`` keeps it apart (clean).
             text = f"{ch.title}\n\n{ch.text}" if ch.title else ch.text
-            sent = first_sentence(ch.text, f.kind)
+            sent = first_sentence(ch.text, f.kind, as_read=True)  # shown, not embedded
             chunk_abstract = f"{ch.title}: {sent}" if ch.title and sent else ch.title or sent
             out.nodes.append(
                 finalize(
