@@ -201,9 +201,9 @@ def test_net_ldap_faq_set_refuses_a_package_without_the_faq(doc: Path) -> None:
 
 def test_blank_line_runs_are_what_make_the_commands_after_them_read() -> None:
     """Without the runs of blank lines made one, POD's own paragraph break, the question
-    after two blank lines is text of the group before and never asks, and a group title after
-    two is text of the answer before (three blank lines are two breaks, and read); with them, :func:`split_pod_faq` unchanged asks every
-    question."""
+    after two blank lines is text of the group before and never asks, and a group title
+    after two is text of the answer before (three blank lines are two breaks, and read);
+    with them, :func:`split_pod_faq` unchanged asks every question."""
     _, raw = ns.split_pod_faq(FAQ)
     assert Q_WHAT not in [q for _, q, _ in raw]
     assert any("=head1 USING NET::LDAP" in a for _, _, a in raw)
