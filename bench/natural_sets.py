@@ -477,7 +477,7 @@ change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py
   beside the POD of the library's other modules (:func:`log4perl_faq_set`). Built in stop 72
   and measured once: an untuned check (helper heldout87).
 * ``net-ldap-faq``: perl-ldap's FAQ (Debian ``libnet-ldap-perl``, ``Net/LDAP/FAQ.pod``: one
-  POD page, ~72 ``=head2``/``=head3`` entries under ~14 ``=head1`` groups): every question
+  POD page, 67 ``=head2``/``=head3`` entries under 12 ``=head1`` groups): every question
   deleted by the cython-faq rule (:func:`split_pod_faq` unchanged), beside the library's
   other documentation, each module's page the one ``perldoc`` shows (its ``.pod``, else the
   POD inside its ``.pm``; :func:`net_ldap_faq_set`). Built in stop 72 and measured once: an
@@ -14806,7 +14806,7 @@ classes keep their documentation in a ``.pod`` file beside a ``.pm`` holding onl
 NET_LDAP_FAQ = "Net/LDAP/FAQ.pod"
 """perl-ldap's FAQ as its authors keep it: ``Net::LDAP::FAQ``, a POD page (``=head1`` groups
 "GENERAL", "LDAP AND DIRECTORY TERMINOLOGY.", "USING NET::LDAP", "GENERAL QUESTIONS." ...
-around ~72 ``=head2``/``=head3`` entries: "What is a Relative Distinguished Name?", "How do I
+around 67 ``=head2``/``=head3`` entries: "What is a Relative Distinguished Name?", "How do I
 limit the scope of a directory search?", "How do I create an account in Active
 Directory?"). Which entry asks is decided by the cython-faq rule (:func:`split_pod_faq`),
 not a list: titles that do not end with "?" ("Are there any other code examples.") stay."""
@@ -14873,8 +14873,8 @@ def _perldoc_pages(
 
 
 def net_ldap_faq_set() -> NaturalSet:
-    """perl-ldap's FAQ (Debian ``libnet-ldap-perl``, ``Net/LDAP/FAQ.pod``: one POD page, ~72
-    entries under ~14 group titles) with every question deleted by the cython-faq rule
+    """perl-ldap's FAQ (Debian ``libnet-ldap-perl``, ``Net/LDAP/FAQ.pod``: one POD page, 67
+    entries under 12 group titles) with every question deleted by the cython-faq rule
     (:func:`split_pod_faq` unchanged, after :func:`pod_paragraphs_normalised`: a heading
     below the title asks when its title ends with "?" and it has text of its own, outside an
     open question; group titles and stated entries stay), beside the library's other
