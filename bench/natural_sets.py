@@ -481,6 +481,12 @@ change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py
   (:func:`pod_to_markdown`, :func:`split_heading_questions`, unchanged), its ``Q: n.m``
   label off, beside the manual's other POD pages (:func:`pdl_faq_set`). Built in stop 72
   and measured once: an untuned check (helper heldout86).
+* ``net-ldap-faq``: perl-ldap's FAQ (Debian ``libnet-ldap-perl``, ``Net/LDAP/FAQ.pod``: one
+  POD page, 67 ``=head2``/``=head3`` entries under 12 ``=head1`` groups): every question
+  deleted by the cython-faq rule (:func:`split_pod_faq` unchanged), beside the library's
+  other documentation, each module's page the one ``perldoc`` shows (its ``.pod``, else the
+  POD inside its ``.pm``; :func:`net_ldap_faq_set`). Built in stop 72 and measured once: an
+  untuned check (helper heldout88).
 * ``xboard-faq``: XBoard and WinBoard's FAQ (Debian ``xboard``, ``FAQ.html``: hand-written
   HTML, ~60 labelled ``<h3>`` questions under four ``<h2>`` groups): every question and the
   contents lists deleted (:func:`split_xboard_faq`), beside the engine protocol page, the
@@ -645,6 +651,7 @@ HELD_OUT_SETS = (
     "postgis-faq",
     "log4perl-faq",
     "pdl-faq",
+    "net-ldap-faq",
 )
 """Natural-question sets that no screening script reads by default (``--sets`` names them):
 measured once per change as an untuned check of whether a method chosen on the sets above
@@ -13735,7 +13742,9 @@ def pod_paragraphs_normalised(pod: str) -> str:
     (PDL's FAQ spaces its entries so) opens its paragraph with a newline and is read as
     text, with every paragraph up to the next command kept out. Done here, before the
     reading, so that :func:`pod_to_markdown` stays unchanged for perlfaq (whose set the
-    same quirk shapes: three of its questions; left as measured)."""
+    same quirk shapes: three of its questions; left as measured). perl-ldap's FAQ
+    (net-ldap-faq, helper heldout88, who wrote the same function on its own branch) has
+    eight such commands, each heading lost into the answer before it without this."""
     return _POD_BLANK_RUN.sub("\n\n", pod.replace("\r\n", "\n")).lstrip("\n")
 
 
@@ -14897,6 +14906,110 @@ def log4perl_faq_set() -> NaturalSet:
     )
 
 
+# --------------------------------------------------------------------------------------
+# A Perl library's FAQ kept as a .pod file beside .pod pages and modules' own POD
+# (perl-ldap, Net::LDAP), read by the cython-faq rule
+# --------------------------------------------------------------------------------------
+
+NET_LDAP_PACKAGE = "libnet-ldap-perl"
+NET_LDAP_DOC = "usr/share/perl5"
+"""Where Debian's ``libnet-ldap-perl`` installs the library: ``Net/LDAP.pm`` and the
+``Net/LDAP/`` tree (controls, extensions, DSML, LDIF, schema...), ``Net/LDAPS.pm``,
+``Net/LDAPI.pm``, the ``LWP/Protocol/ldap*.pm`` URL handlers and a CPAN bundle. Its main
+classes keep their documentation in a ``.pod`` file beside a ``.pm`` holding only code
+(``Net/LDAP.pod``, ``Entry.pod``, ``Search.pod``...); the others keep POD inside the ``.pm``."""
+NET_LDAP_FAQ = "Net/LDAP/FAQ.pod"
+"""perl-ldap's FAQ as its authors keep it: ``Net::LDAP::FAQ``, a POD page (``=head1`` groups
+"GENERAL", "LDAP AND DIRECTORY TERMINOLOGY.", "USING NET::LDAP", "GENERAL QUESTIONS." ...
+around 67 ``=head2``/``=head3`` entries: "What is a Relative Distinguished Name?", "How do I
+limit the scope of a directory search?", "How do I create an account in Active
+Directory?"). Which entry asks is decided by the cython-faq rule (:func:`split_pod_faq`),
+not a list: titles that do not end with "?" ("Are there any other code examples.") stay."""
+NET_LDAP_MAX_PAGE_CHARS = 150_000
+"""A converted page over this stays out and is named (the value the other sets use, not
+chosen for this set)."""
+
+
+def pod_page_markdown(pod: str) -> str:
+    """A POD page -> markdown as :func:`pod_to_markdown` reads it, after
+    :func:`pod_paragraphs_normalised`, so that every paragraph a POD reader sees is one."""
+    return pod_to_markdown(pod_paragraphs_normalised(pod))
+
+
+def split_pod_page_faq(
+    pod: str, seen: dict[str, int] | None = None
+) -> tuple[str, list[tuple[str, str, str]]]:
+    """:func:`split_pod_faq` unchanged (the cython-faq rule over :func:`pod_to_markdown`)
+    after :func:`pod_paragraphs_normalised`."""
+    return split_pod_faq(pod_paragraphs_normalised(pod), seen)
+
+
+POD_PAGES = DocFormat(".pod", pod_page_markdown, split_pod_page_faq)
+"""Perl documentation kept apart from the code as ``.pod`` files (perl-ldap's), its blank-line
+runs made one before :data:`POD_DOCS`'s reading."""
+PERLDOC_MODULES = DocFormat(".pm", pod_page_markdown, split_pod_page_faq)
+"""Perl modules read by their POD as :data:`POD_DOCS` reads them, blank-line runs made one
+first (:data:`POD_DOCS` itself stays as log4perl-faq was measured with it)."""
+
+
+def _perldoc_pages(
+    name: str, doc: Path, faqs: Sequence[str], limit: int
+) -> tuple[dict[str, str], list[NaturalQuestion], list[tuple[str, str, str]], list[str]]:
+    """A Perl library's documentation tree as ``perldoc`` shows it, read by
+    :func:`_sdist_docs_faq` (unchanged) twice: every ``.pod`` page (the FAQ pages ``faqs``
+    split, :data:`POD_PAGES`), then every module's POD (:data:`PERLDOC_MODULES`) for the modules
+    with no ``.pod`` page of their own; a module whose ``.pm`` holds no POD has no page (perldoc
+    says "No documentation found"), so the code-only halves of ``X.pm`` + ``X.pod`` pairs add
+    no empty file. ``perldoc`` prefers ``X.pod`` to ``X.pm`` in one folder, and so does this:
+    one page a module, named ``X.md`` whichever file it came from. Returns what
+    :func:`_sdist_docs_faq` returns, the pages left out as too long from both passes."""
+    files, asked, qa, too_long = _sdist_docs_faq(name, doc, POD_PAGES, faqs, (), (), limit)
+    modules, _, _, modules_too_long = _sdist_docs_faq(name, doc, PERLDOC_MODULES, (), (), (), limit)
+    for rel, page in modules.items():
+        if page.strip() and rel not in files:
+            files[rel] = page
+    return files, asked, qa, too_long + modules_too_long
+
+
+def net_ldap_faq_set() -> NaturalSet:
+    """perl-ldap's FAQ (Debian ``libnet-ldap-perl``, ``Net/LDAP/FAQ.pod``: one POD page, 67
+    entries under 12 group titles) with every question deleted by the cython-faq rule
+    (:func:`split_pod_faq` unchanged, after :func:`pod_paragraphs_normalised`: a heading
+    below the title asks when its title ends with "?" and it has text of its own, outside an
+    open question; group titles and stated entries stay), beside the library's other
+    documentation as ``perldoc`` shows it (:func:`_perldoc_pages`: every other ``.pod`` page
+    under :data:`NET_LDAP_DOC`, and the POD of every module without one, up to
+    :data:`NET_LDAP_MAX_PAGE_CHARS`; Perl code is not documentation and is dropped by the
+    reader). The examples folder (scripts), the changelogs, TODO, CREDITS and the copyright
+    are out, as for log4perl-faq. Ids are the questions' slugs
+    (``net-ldap-faq:what-is-a-search-base``). Entries whose answer is under
+    :data:`MIN_ANSWER_WORDS` words are left out and named. Built in stop 72 and measured
+    once, with no change to the retriever: an untuned check (helper heldout88)."""
+    root, doc, _ = _packaged_doc(NET_LDAP_PACKAGE, NET_LDAP_DOC, NET_LDAP_FAQ)
+    files, asked, qa, too_long = _perldoc_pages(
+        "net-ldap-faq", doc, (NET_LDAP_FAQ,), NET_LDAP_MAX_PAGE_CHARS
+    )
+    return _judged_package_set(
+        "net-ldap-faq",
+        root,
+        files,
+        asked,
+        lambda version, unjudged: (
+            f"perl-ldap FAQ from {NET_LDAP_PACKAGE} {version} ({NET_LDAP_DOC}/{NET_LDAP_FAQ}, "
+            f"POD, one page, blank-line runs made one, {len(qa)} questions deleted by the "
+            "cython-faq rule: a heading below the title asks when it ends with '?' and has "
+            "its own text, outside an open question; group titles and stated entries kept) + "
+            "the library's other "
+            f"documentation as perldoc shows it ({len(files) - 1} pages as markdown: each "
+            ".pod, else the POD inside the module's .pm, code dropped, modules without POD out; "
+            f"left out, over {NET_LDAP_MAX_PAGE_CHARS} chars: {', '.join(too_long) or 'none'}); "
+            "examples, changelogs, TODO, CREDITS and copyright out; answer = the text under a "
+            "question up to the next heading of its level or higher; left out, answer under "
+            f"{MIN_ANSWER_WORDS} words: {' | '.join(unjudged) or 'none'}"
+        ),
+    )
+
+
 BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "django-faq": lambda emb: django_faq_set(),
     "gitfaq": lambda emb: gitfaq_set(),
@@ -14997,6 +15110,7 @@ BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "postgis-faq": lambda emb: postgis_faq_set(),
     "log4perl-faq": lambda emb: log4perl_faq_set(),
     "pdl-faq": lambda emb: pdl_faq_set(),
+    "net-ldap-faq": lambda emb: net_ldap_faq_set(),
     "cranfield": cranfield_set,
     "pytest-derived": lambda emb: pytest_derived_set(),
 }
