@@ -25,7 +25,7 @@ from pathlib import Path
 from treehop.stores.base import Scope
 from treehop.stores.embedded import EmbeddedStore
 
-from treehop_test_doubles import clustered_tree
+from treehop_test_doubles import clustered_tree, saved_graph_index
 
 
 def main() -> None:
@@ -38,16 +38,12 @@ def main() -> None:
     a = ap.parse_args()
     verify: bool | str = {"true": True, "false": False}.get(a.verify.lower(), a.verify)
     idx = Path(a.index)
-    nodes, v = clustered_tree(max(1, a.rows // 20), 20, 384)
     if not (idx / "CURRENT").exists():
         t0 = time.perf_counter()
-        s = EmbeddedStore(idx, ann_min_rows=0, lexical=False)
-        s.upsert(nodes, v)
-        s.save()
-        assert s.wait_ann(timeout=3600)
-        s.save()
-        s.close()
+        nodes, v = saved_graph_index(idx, max(1, a.rows // 20), 20, 384)
         print(f"built {len(nodes)} rows in {time.perf_counter() - t0:.1f} s")
+    else:
+        nodes, v = clustered_tree(max(1, a.rows // 20), 20, 384)  # (the same rows: seeded)
     graph = next(idx.glob("ann-*.bin"))
     print(f"graph file {graph.stat().st_size / 2**20:.1f} MiB")
     opens = []

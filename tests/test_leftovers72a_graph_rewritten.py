@@ -30,16 +30,10 @@ from pathlib import Path
 import numpy as np
 from treehop.stores.base import Scope
 from treehop.stores.embedded import EmbeddedStore
-from treehop_test_doubles import clustered_tree
+from treehop_test_doubles import saved_graph_index
 
 idx, how, when = Path(sys.argv[1]), sys.argv[2], sys.argv[3]
-nodes, v = clustered_tree(20, 150, 384)
-s = EmbeddedStore(idx, ann_min_rows=0, lexical=False)
-s.upsert(nodes, v)
-s.save()
-assert s.wait_ann(timeout=300)
-s.save()  # (the graph file written)
-s.close()
+nodes, v = saved_graph_index(idx)
 graph = next(idx.glob("ann-*.bin"))
 size = graph.stat().st_size
 
@@ -116,16 +110,10 @@ from pathlib import Path
 from treehop.errors import IndexCorruptError
 from treehop.stores.base import Scope
 from treehop.stores.embedded import EmbeddedStore
-from treehop_test_doubles import clustered_tree
+from treehop_test_doubles import saved_graph_index
 
 idx = Path(sys.argv[1])
-nodes, v = clustered_tree(20, 150, 384)
-s = EmbeddedStore(idx, ann_min_rows=0, lexical=False)
-s.upsert(nodes, v)
-s.save()
-assert s.wait_ann(timeout=300)
-s.save()
-s.close()
+nodes, v = saved_graph_index(idx)
 graph = next(idx.glob("ann-*.bin"))
 r = EmbeddedStore(idx, ann_min_rows=0, lexical=False)
 assert r.load_ann()

@@ -21,10 +21,9 @@ import pytest
 
 from treehop import Treehop
 from treehop.errors import StoreError, TreehopError
-from treehop.models import ContextType, Node
 from treehop.stores.embedded import EmbeddedStore
 
-from treehop_test_doubles import BagOfWordsEmbedder
+from treehop_test_doubles import BagOfWordsEmbedder, resource_leaf
 
 TEXT = "the keys rotate every ninety days through the vault"
 
@@ -130,17 +129,6 @@ def test_the_folder_opens_by_a_new_name_a_symlink_or_a_relative_path(
         d.close()
 
 
-def _node(uri: str) -> Node:
-    return Node(
-        uri=uri,
-        parent_uri=uri.rsplit("/", 1)[0],
-        context_type=ContextType.RESOURCE,
-        level=2,
-        is_leaf=True,
-        abstract=uri,
-    )
-
-
 def test_a_direct_store_says_its_folder_moved_and_a_write_makes_a_new_index(
     tmp_path: Path,
 ) -> None:
@@ -151,14 +139,14 @@ def test_a_direct_store_says_its_folder_moved_and_a_write_makes_a_new_index(
     rng = np.random.default_rng(0)
     vecs = rng.standard_normal((30, 16)).astype(np.float32)
     s = EmbeddedStore(idx)
-    s.upsert([_node(f"viking://resources/a{i}.md") for i in range(30)], vecs)
+    s.upsert([resource_leaf(f"viking://resources/a{i}.md", "a") for i in range(30)], vecs)
     s.save()
     s.check_in_place()
     os.rename(idx, moved)
     s.refresh()
     with pytest.raises(StoreError, match="renamed, moved or removed"):
         s.check_in_place()
-    s.upsert([_node("viking://resources/b.md")], vecs[:1])
+    s.upsert([resource_leaf("viking://resources/b.md", "b")], vecs[:1])
     s.check_in_place()  # (a write holds it: its reads see the new index)
     s.save()
     s.check_in_place()
