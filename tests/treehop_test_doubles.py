@@ -278,6 +278,21 @@ def clustered_tree(
     return nodes, m / np.linalg.norm(m, axis=1, keepdims=True)
 
 
+def saved_graph_index(
+    idx: Path, n_dirs: int = 20, per_dir: int = 150, dim: int = 384
+) -> tuple[list[Node], np.ndarray]:
+    """Save a :func:`clustered_tree` at ``idx`` with its HNSW graph built to the end and
+    written (``ann-*.bin``), closed; its nodes and vectors (the graph-file tests' index)."""
+    nodes, v = clustered_tree(n_dirs, per_dir, dim)
+    s = EmbeddedStore(idx, ann_min_rows=0, lexical=False)
+    s.upsert(nodes, v)
+    s.save()
+    assert s.wait_ann(timeout=3600)
+    s.save()  # (the graph file written)
+    s.close()
+    return nodes, v
+
+
 def run_script(template: str, index: Path, tmp_path: Path) -> list[str]:
     """Run ``template`` (formatted with ``paths``, this process's import path plus the tests
     folder, and ``index``) as a script of its own in a new interpreter under ``tmp_path``:

@@ -379,13 +379,22 @@ class AsyncTreehop:
             out.append(self._session_store.recovery)
         return out
 
-    def _fresh(self) -> None:
+    def _fresh(self, write: bool = False) -> None:
         """The consistency check each call starts with (docs/stores.md, "Consistency"): pick
         up a generation another process committed since this client last looked. On the
         embedded store it is one ``stat`` of ``CURRENT`` (a few microseconds) unless the
-        pointer moved; other engines are read live already."""
+        pointer moved; other engines are read live already. A read (not ``write``) of an
+        index whose folder left its path raises :class:`StoreError` rather than answer as
+        an empty index (:meth:`EmbeddedStore.check_in_place`, helper leftovers72a); a write
+        makes a new index there, as before."""
         if isinstance(self.store, EmbeddedStore):
             self.store.refresh()
+            if not write:
+                self.store.check_in_place()
+
+    def _fresh_write(self) -> None:
+        """:meth:`_fresh` at the start of a write (an add diffs against the latest commit)."""
+        self._fresh(write=True)
 
     async def _io(self, fn: Callable[..., _T], *args: Any) -> _T:
         """Call the store (in a worker thread for remote stores; see :meth:`TreeWriter.io`)."""
@@ -487,7 +496,7 @@ class AsyncTreehop:
         # and an embedder writing to another index saw add_memory's check there, which then
         # stood in for that index's own (helper attacks65). add_memory's reset restores it.
         _MEMORY_TARGET_CHECK.set(None)
-        await self._io(self._fresh)  # an incremental re-add diffs against the latest commit
+        await self._io(self._fresh_write)  # an incremental re-add diffs against the latest commit
         if is_path:
             p = Path(path_or_text)
             try:

@@ -936,7 +936,7 @@ async def _awrite(
     for p in plan:
         if p.chunk_of:
             groups.setdefault(p.target_uri, []).append(p)
-    await client._io(client._fresh)  # (as add_resource: diff against the latest commit)
+    await client._io(client._fresh_write)  # (as add_resource: diff against the latest commit)
     writer.lock.refuse_nested()  # (before the build, which calls the summarizer)
     try:
         with writer.lock.building():

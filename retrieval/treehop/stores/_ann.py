@@ -434,12 +434,21 @@ def _orphan_matrix(rows: IntArray, vectors_of: Callable[[IntArray], F32]) -> F32
     return np.ascontiguousarray(vectors_of(np.clip(rows, 0, None)))
 
 
-def _map_whole(f: Path) -> tuple[mmap.mmap, int]:
-    """A read-only map of all of file ``f`` and its inode (see :attr:`AnnIndex.mapped`): it
+FileStamp = tuple[int, int, int, int]
+"""A file's ``(st_dev, st_ino, st_size, st_mtime_ns)`` (see :attr:`AnnIndex.stamp`)."""
+
+
+def file_stamp(st: os.stat_result) -> FileStamp:
+    """The :data:`FileStamp` of a ``stat`` result."""
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+def _map_whole(f: Path) -> tuple[mmap.mmap, FileStamp]:
+    """A read-only map of all of file ``f`` and its stamp (see :attr:`AnnIndex.mapped`): it
     maps address space only, the pages are usearch's own view's."""
     fd = os.open(f, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0))
     try:
-        return mmap.mmap(fd, 0, access=mmap.ACCESS_READ), os.fstat(fd).st_ino
+        return mmap.mmap(fd, 0, access=mmap.ACCESS_READ), file_stamp(os.fstat(fd))
     finally:
         os.close(fd)
 
@@ -504,6 +513,10 @@ class AnnIndex:
         own map of it is out of reach, so the store checks the file's size through this one
         (``mmap.size()``, an ``fstat`` of its descriptor) before reading the view, and holds
         a read lease on it for the worker's long reads (helper leftovers70b)."""
+        self.stamp: FileStamp | None = None
+        """For a view, the file's stamp when it was mapped: the store compares the file's
+        modification time with it before each query (``ann_worker._graph_changed``), since a
+        file rewritten in place at the same size passes the size check (helper leftovers72a)."""
         self.guard: Callable[[AnnIndex], contextlib.AbstractContextManager[None]] | None = None
         """For a view (:attr:`mapped`), what each query's read of usearch's map runs under:
         the store's check of the file's size and a read lease held for the query's length
@@ -803,8 +816,12 @@ class AnnIndex:
             index = _index_class().restore(str(f), view=view)
         except (RuntimeError, OSError) as exc:
             raise ValueError(str(exc)) from exc
-        if mine is not None and os.stat(f).st_ino != mine[1]:
-            raise ValueError(f"{f}: replaced while it was opened")
+        if mine is not None:
+            now = file_stamp(os.stat(f))
+            if now[:2] != mine[1][:2]:
+                raise ValueError(f"{f}: replaced while it was opened")
+            if now != mine[1]:
+                raise ValueError(f"{f}: rewritten by another program while it was opened")
         if index is None or index.ndim != dim or len(index) != nodes:
             raise ValueError(f"{f}: not a usearch index of {nodes} rows of {dim} dimensions")
         if (
@@ -816,6 +833,7 @@ class AnnIndex:
         index.expansion_search = CHECK_EF
         out = cls(index, row, upto, mutable=not view, orphans=orphans, swept=swept, owner=owner)
         out.mapped = None if mine is None else (str(f), mine[0])
+        out.stamp = None if mine is None else mine[1]
         return out
 
     def query(self, q: F32, k: int) -> npt.NDArray[np.int64]:

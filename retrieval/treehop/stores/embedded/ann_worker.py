@@ -9,7 +9,7 @@ import math
 import os
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -45,8 +45,9 @@ class _AnnWorker(_StoreAttributes):
         ``verify="background"`` its checksum runs in a thread first, and until then a search
         (``wait=False``) stays exact instead of waiting."""
         ann = self._ann
-        if ann is not None and ann.mapped is not None and _graph_cut(ann):
-            self._drop_cut_graph(ann)  # (read past its end, a view is SIGBUS)
+        why = None if ann is None or ann.mapped is None else _graph_changed(ann)
+        if ann is not None and why is not None:
+            self._drop_cut_graph(ann, why)  # (read past its end, a view is SIGBUS)
             return None
         if ann is not None or self._ann_file is None or self.path is None:
             return ann
@@ -62,8 +63,9 @@ class _AnnWorker(_StoreAttributes):
         return self._ann
 
     def _drop_cut_graph(self, ann: AnnIndex, why: str | None = None) -> None:
-        """Drop graph view ``ann``, whose file another program cut short (:func:`_graph_cut`)
-        or opened for writing (``why``, a query's :class:`_GraphCut`): searches go exact
+        """Drop graph view ``ann``, whose file another program cut short, rewrote in place
+        (:func:`_graph_changed`) or opened for writing (``why``, a query's
+        :class:`_GraphCut`): searches go exact
         until the worker has rebuilt it from the vectors, as for a graph found damaged at its
         load (:meth:`_load_ann_or_rebuild`; ``ann_damaged`` says why), and the next save
         writes a new file."""
@@ -185,12 +187,13 @@ class _AnnWorker(_StoreAttributes):
                 return
             except IndexCorruptError as exc:
                 ann = self._ann
-                if ann is None or ann.mapped is None or not _graph_cut(ann):
+                why = None if ann is None or ann.mapped is None else _graph_changed(ann)
+                if ann is None or why is None:
                     # (a column file cut: wait_ann and the next store call raise)
                     # (its traceback dropped: its frames hold the snapshot and its maps)
                     self._ann_failed = (threading.current_thread(), exc.with_traceback(None))
                     return
-                self._drop_cut_graph(ann)  # (its kick finds this worker: built again here)
+                self._drop_cut_graph(ann, why)  # (its kick finds this worker: built again)
 
     def _ann_work_steps(self, token: int, lag: int) -> None:
         def current() -> bool:
@@ -326,8 +329,11 @@ class _AnnWorker(_StoreAttributes):
             return None  # none, or an older kind (hnswlib): the worker builds a new one
         f = self.path / entry["file"]
         try:
-            if self._verify and not self._ann_file_ok(f, entry):
-                raise IndexCorruptError(f"{f}: checksum mismatch")
+            checked = None
+            if self._verify:
+                ok, checked = self._ann_file_ok(f, entry)
+                if not ok:
+                    raise IndexCorruptError(f"{f}: checksum mismatch")
             row, orphans, owner = self._load_ann_rows()
             if row.size != int(entry["count"]):
                 raise IndexCorruptError(f"{f}: {entry['count']} labels but {row.size} rows")
@@ -342,6 +348,10 @@ class _AnnWorker(_StoreAttributes):
                 swept=None if swept is None else int(swept),
                 owner=owner,
             )
+            if checked is not None and ann.stamp != checked:
+                # (the file changed between its checksum and its map: what was checked is
+                # not what is mapped; helper leftovers72a)
+                raise IndexCorruptError(f"{f}: {_REWRITTEN} (between its checksum and its map)")
             ann.guard = _graph_query_held  # (each search's read of the view: leftovers71a)
             warm, self._warm_orphans = self._warm_orphans, None
             if warm is not None:  # (a graph opened after the open's warm-up)
@@ -350,9 +360,10 @@ class _AnnWorker(_StoreAttributes):
         except (OSError, ValueError, TypeError) as exc:
             raise IndexCorruptError(f"{f}: {exc}") from exc
 
-    def _ann_file_ok(self, f: Path, entry: Mapping[str, Any]) -> bool:
-        """Whether the graph file matches its checksum: the open's early answer for this
-        entry when there is one (waiting for it), else computed now."""
+    def _ann_file_ok(self, f: Path, entry: Mapping[str, Any]) -> tuple[bool, _ann.FileStamp | None]:
+        """Whether the graph file matches its checksum, and the file's stamp taken before
+        the checksum read it (``None``: no stamp could be read): the open's early answer for
+        this entry when there is one (waiting for it), else computed now."""
         pre, self._ann_pre = self._ann_pre, None
         if pre is not None and pre[0] == entry:
             pre[1].join()
@@ -360,8 +371,8 @@ class _AnnWorker(_StoreAttributes):
                 got = pre[2][0]
                 if isinstance(got, Exception):
                     raise got
-                return bool(got)
-        return _ck.whole_file_ok(f, int(entry["size"]), entry)
+                return got  # type: ignore[no-any-return]
+        return _stamped_check(f, int(entry["size"]), entry)
 
     def _start_ann_precheck(self, m: Mapping[str, Any]) -> None:
         """With ``verify=True``, when the open will load the saved graph: start its checksum
@@ -391,7 +402,7 @@ class _AnnWorker(_StoreAttributes):
             with contextlib.suppress(ImportError):
                 _ann._index_class()  # usearch's import (~80 ms) overlaps the open's reads too
             try:
-                box.append(_ck.whole_file_ok(f, size, entry))
+                box.append(_stamped_check(f, size, entry))
             except (OSError, ValueError, IndexCorruptError) as exc:
                 box.append(exc)
 
@@ -413,10 +424,55 @@ class _AnnWorker(_StoreAttributes):
         return ann
 
 
-def _graph_cut(ann: AnnIndex) -> bool:
-    """Whether the file of graph view ``ann`` is now shorter than when it was opened."""
+_REWRITTEN = (
+    "rewritten by another program while the index is open (its files are never written in "
+    "place); the graph is rebuilt from the vectors"
+)
+
+
+def _stamped_check(
+    f: Path, size: int, entry: Mapping[str, Any]
+) -> tuple[bool, _ann.FileStamp | None]:
+    """:func:`_checksum.whole_file_ok` of graph file ``f``, with its stamp taken first."""
+    try:
+        before: _ann.FileStamp | None = _ann.file_stamp(os.stat(f))
+    except OSError:
+        before = None
+    return _ck.whole_file_ok(f, size, entry), before
+
+
+def _graph_rewritten(ann: AnnIndex) -> bool:
+    """Whether the file of graph view ``ann`` was modified since it was mapped: the same
+    inode at its path, another size or modification time (one ``stat``, ~1-2 us).
+
+    Why (helper leftovers72a; attacks84's open item): the store's files are only ever
+    written to a new name and renamed in place, so a change of the mapped inode is another
+    program's; rewritten in place at the same size it passed the size check, and usearch
+    then walked whatever neighbour lists the new bytes hold. The modification time, not the
+    change time: a hard link made by a backup (``cp -al``, rsnapshot) or a ``chmod`` changes
+    the latter only and is no damage. Not seen: a rewrite whose ``utime`` puts the old
+    time back (that is deliberate), or one within the file system's timestamp tick of the
+    save that wrote it. A path that names another file now (or none: removed by another
+    client's clean-up) leaves the mapped inode as it was: not rewritten."""
+    stamp = ann.stamp
+    if ann.mapped is None or stamp is None:
+        return False
+    try:
+        st = os.stat(ann.mapped[0])
+    except OSError:
+        return False
+    return (st.st_dev, st.st_ino) == stamp[:2] and (st.st_size, st.st_mtime_ns) != stamp[2:]
+
+
+def _graph_changed(ann: AnnIndex) -> str | None:
+    """Why graph view ``ann`` can no longer be read (cut short, or rewritten in place:
+    :func:`_graph_rewritten`), else ``None``."""
     assert ann.mapped is not None
-    return _map_short(ann.mapped[1])
+    if _map_short(ann.mapped[1]):
+        return str(_cut_short(ann.mapped[0]))
+    if _graph_rewritten(ann):
+        return f"{ann.mapped[0]}: {_REWRITTEN}"
+    return None
 
 
 def _graph_held(ann: AnnIndex) -> contextlib.AbstractContextManager[None]:
@@ -425,8 +481,38 @@ def _graph_held(ann: AnnIndex) -> contextlib.AbstractContextManager[None]:
     of a column file, :func:`_map_read`)."""
     if ann.mapped is None:
         return contextlib.nullcontext()
+    return _graph_read(ann, False)
+
+
+@contextlib.contextmanager
+def _graph_read(ann: AnnIndex, query: bool) -> Iterator[None]:
+    """:func:`_map_read` of graph view ``ann``'s whole file, and inside its lease (which
+    keeps another program from opening the file for writing while it is held) the check
+    that the file was not rewritten in place since it was mapped (:func:`_graph_rewritten`).
+    ``query``: a query's read (:func:`_graph_query_held`: found damage is a
+    :class:`_GraphCut`, which the search turns into an exact answer); ``False``: the
+    worker's long reads (an :class:`IndexCorruptError` its loop drops the graph on)."""
+    assert ann.mapped is not None
     path, mm = ann.mapped
-    return _map_read(path, mm, len(mm), max(len(mm), _LEASE_BYTES))
+    cut = (lambda p: _GraphCut(ann, p)) if query else _cut_short
+    written = (lambda p: _GraphCut(ann, p, written=True)) if query else None
+    with _map_read(path, mm, len(mm), max(len(mm), _LEASE_BYTES), cut=cut, written=written):
+        _refuse_rewritten(ann, query)
+        yield
+        # (again after the read: the kernel breaks a lease after its lease-break-time, 45 s
+        # here, and none is had on NFS or on another user's file; a rewrite during the read
+        # makes its answer void: the search answers exactly instead)
+        _refuse_rewritten(ann, query)
+
+
+def _refuse_rewritten(ann: AnnIndex, query: bool) -> None:
+    """Raise when graph view ``ann``'s file was rewritten (:func:`_graph_rewritten`): a
+    :class:`_GraphCut` for a ``query``, else an :class:`IndexCorruptError`."""
+    if _graph_rewritten(ann):
+        assert ann.mapped is not None
+        if query:
+            raise _GraphCut(ann, ann.mapped[0], rewritten=True)
+        raise IndexCorruptError(f"{ann.mapped[0]}: {_REWRITTEN}")
 
 
 class _GraphCut(IndexCorruptError):
@@ -435,13 +521,19 @@ class _GraphCut(IndexCorruptError):
     (:meth:`_AnnWorker._drop_cut_graph`) and answers exactly, as one that finds the cut
     before it starts does; it never reaches a caller."""
 
-    def __init__(self, ann: AnnIndex, path: str, written: bool = False) -> None:
-        super().__init__(
-            f"{path}: opened for writing by another program while the index is open (its "
-            "files are never written in place); the graph is rebuilt from the vectors"
-            if written
-            else str(_cut_short(path))
-        )
+    def __init__(
+        self, ann: AnnIndex, path: str, written: bool = False, rewritten: bool = False
+    ) -> None:
+        if rewritten:
+            text = f"{path}: {_REWRITTEN}"
+        elif written:
+            text = (
+                f"{path}: opened for writing by another program while the index is open (its "
+                "files are never written in place); the graph is rebuilt from the vectors"
+            )
+        else:
+            text = str(_cut_short(path))
+        super().__init__(text)
         self.ann = ann
 
 
@@ -449,24 +541,15 @@ def _graph_query_held(ann: AnnIndex) -> contextlib.AbstractContextManager[None]:
     """:attr:`AnnIndex.guard` of a view: each query's read of usearch's map holds a read
     lease on the file for the query's length (a query takes ~0.1-100 ms; the lease ~10 us),
     so another program's ``truncate`` waits for it (or fails at once when it opens
-    non-blocking, as coreutils' does), and the size checked after the lease is taken sees a
-    cut made before it: :class:`_GraphCut`.
+    non-blocking, as coreutils' does), and the size and modification time checked after the
+    lease is taken see a cut or an in-place rewrite made before it: :class:`_GraphCut`.
 
     Why (helper leftovers71a): ``_ann_index``'s check before a search left the search itself
     (C++, the GIL released, in any thread) to a cut made meanwhile; 4 threads searching while
     ``truncate -s 0`` cut the file: SIGBUS (``tests/test_leftovers71a_graph.py``). Where no
     lease can be had (no leases on the platform or file system, a file not this user's) the
     check alone remains, as for a column file's read."""
-    assert ann.mapped is not None
-    path, mm = ann.mapped
-    return _map_read(
-        path,
-        mm,
-        len(mm),
-        max(len(mm), _LEASE_BYTES),
-        cut=lambda p: _GraphCut(ann, p),
-        written=lambda p: _GraphCut(ann, p, written=True),
-    )
+    return _graph_read(ann, True)
 
 
 def _kept_owner(owner: IntArray, kept: int) -> IntArray:

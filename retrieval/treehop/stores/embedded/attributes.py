@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from ...errors import IndexCorruptError
+from ...errors import IndexCorruptError, StoreError
 from ...lexical import LexicalIndex
 from ...models import Node
 from .._ann import AnnIndex, WarmOrphans
@@ -43,6 +43,7 @@ class _StoreAttributes:
     _wlock: threading.RLock
     _flock: WriterLock | None
     _folder_id: tuple[int, int] | None
+    _gone: StoreError | None
     _writes_made: WriterLock | None
     _use_lexical: bool
     _lex: LexicalIndex | None
@@ -104,6 +105,7 @@ class _StoreAttributes:
         def save(self) -> None: ...
         def _folder_now(self) -> tuple[int, int] | None: ...
         def _follow_path(self) -> None: ...
+        def _writing(self) -> bool: ...
         def _save_lexical(
             self, gen: int, s: _Snap, prev: dict[str, Any] | None, old_to_new: IntArray | None
         ) -> dict[str, Any] | None: ...

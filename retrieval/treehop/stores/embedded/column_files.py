@@ -654,7 +654,7 @@ def _map_short(mm: mmap.mmap, need: int | None = None) -> bool:
     map's length), by one ``fstat`` of the map's own descriptor (``mmap.size``); a map
     whose size cannot be read counts as short. Reading past a file's end through a map is
     SIGBUS, so every mapped read checks this first (:func:`_map_read`,
-    :meth:`.snapshot._Snap.check_mapped`, the graph view's ``_graph_cut``)."""
+    :meth:`.snapshot._Snap.check_mapped`, the graph view's ``_graph_changed``)."""
     try:
         return mm.size() < (len(mm) if need is None else need)
     except (OSError, ValueError):

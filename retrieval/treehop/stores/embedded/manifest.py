@@ -68,6 +68,7 @@ class _Generations(_StoreAttributes):
         self._folder_id = self._folder_now()  # (what is read below: the folder saves go to)
         if self._folder_id is None:
             return
+        self._gone = None  # (a folder at the path again: what it holds is read)
         lock = self._flock
         if clean and lock is not None and not lock.held and os.access(path, os.W_OK):
             try:

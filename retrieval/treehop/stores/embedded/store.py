@@ -174,6 +174,12 @@ class EmbeddedStore(_SearchPaths, _Writes, _AnnWorker, _LexicalSync, _Generation
         """The ``(st_dev, st_ino)`` of the index folder this store's generation was read
         from (or its first write made): a save commits into that folder only (see
         :meth:`_folder_swapped`); ``None``: no folder yet."""
+        self._gone: StoreError | None = None
+        """Set when the index folder this store had read a generation from left its path
+        (renamed, moved or removed) and nothing is there now: :meth:`check_in_place` (every
+        client read) raises it rather than answer as an empty index, until a write of this
+        store begins (which makes a new index at the path) or a folder appears there (read
+        as it is; see :meth:`_follow_path`)."""
         self._writes_made: WriterLock | None = None
         """The last :meth:`writes_lock` made (held while a client's write runs): the folder
         its anchor holds is the one that write began on."""
@@ -920,6 +926,24 @@ class EmbeddedStore(_SearchPaths, _Writes, _AnnWorker, _LexicalSync, _Generation
             self._open_path(clean=False)
             self._current_seen = None  # (read again at the next call: the open may have raced)
             return True
+
+    def check_in_place(self) -> None:
+        """Raise :class:`StoreError` when the index folder this store had read a generation
+        from left its path (renamed, moved or removed) and nothing stands there now, unless
+        a write of this process holds the store (that write makes a new index at the path).
+        Clients call it after :meth:`refresh` at the start of every read (``_fresh``).
+
+        Why (helper leftovers72a; attacks83's and leftovers71d's open item): after such a
+        move :meth:`refresh` follows the path (leftovers62c: so that the next write makes a
+        whole index there, not one appended to files that are elsewhere) and the store holds
+        an empty index; every read then answered "nothing stored" -- ``ls`` ``[]``, ``find``
+        no hits -- of an index that had only moved. The store itself cannot tell such a read
+        from the reads a client's write makes before it takes the lock (the place checks of
+        ``add_resource``), which must see the empty index they are about to write, so the
+        check is the caller's: the client's reads make it, a direct store's caller may."""
+        gone = self._gone
+        if gone is not None and not self._writing():
+            raise gone
 
     def close(self) -> None:
         """Stop and join every background thread, save pending changes (and the graph as far

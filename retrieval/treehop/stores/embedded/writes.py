@@ -62,6 +62,12 @@ class _Writes(_StoreAttributes):
             if self._mem_undo is None:
                 self._mem_undo = (self._snap, self._dim)
             return
+        if self._gone is not None:
+            # (a write after the folder left its path makes a new index there, as before
+            # leftovers72a: the folder is made again and LOCK with it)
+            self._gone = None
+            if self._flock is not None and not self._flock.held:
+                self._flock = None
         if self._flock is None:
             try:
                 self.path.mkdir(parents=True, exist_ok=True)
@@ -135,6 +141,7 @@ class _Writes(_StoreAttributes):
         """Drop the in-memory state and open what is at ``self.path`` now, without writing
         there (no clean-up, no repair): the folder read before is gone from the path."""
         assert self.path is not None
+        had = self._committed is not None and self._folder_id is not None
         self._dim = self._dim_given
         self._snap = _empty_snap(int(self._dim or 0))
         self._committed = None
@@ -146,6 +153,25 @@ class _Writes(_StoreAttributes):
         self._node_cache.clear()
         self._md_cache.clear()
         self._open_path(clean=False)
+        if had and self._folder_id is None:
+            # (nothing at the path now, where a committed generation was read from: answering
+            # every read as an empty index said "nothing stored" of an index that was only
+            # moved (attacks83, leftovers71d; helper leftovers72a). check_in_place raises
+            # this until a write begins here -- that one makes a new index at the path, as
+            # before -- or a folder appears at the path, which is then read.)
+            self._gone = StoreError(
+                f"the index folder {str(self.path)[:200]} was renamed, moved or removed "
+                "since this client read it: nothing is stored at that path now. Open the "
+                "index where it is now (its folder opens from any path: nothing in it names "
+                "its own location); a write through this client makes a new, empty index here"
+            )
+
+    def _writing(self) -> bool:
+        """Whether a write of this process holds this store (its ``locks/writes`` or its
+        ``LOCK``): the reads of a write that follows a folder gone from its path see the new,
+        empty index it makes there, rather than :attr:`_gone`."""
+        held = self._writes_made
+        return (held is not None and held.held) or (self._flock is not None and self._flock.held)
 
     def begin_write(self) -> bool:
         """Take the writer lock now, before a read that the write depends on, and catch up
