@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from llama_index.core.schema import TextNode
 from llama_index.core.vector_stores.types import (
     FilterOperator,
     MetadataFilter,
@@ -218,3 +219,44 @@ def test_a_node_key_other_than_its_parts_is_refused(node: Any) -> None:
         return
     with pytest.raises(InvalidFilterError, match="'node' reads the node's URI part"):
         CoreFilter.parse(spec)
+
+
+async def test_llamaindex_get_nodes_by_ids_and_filters_reads_tree_nodes(client: Treehop) -> None:
+    """``get_nodes(node_ids=..., filters=...)`` is ``get_nodes(node_ids=...)`` narrowed by
+    the filter as each node shows (helper leftovers72b: with ``filters`` only the store's own
+    records were read, so a queried tree node's id answered ``[]``). Oracle: Python's reading
+    of each operator on the metadata ``get_nodes(node_ids=...)`` shows."""
+    store = LlamaStore(client=client)
+    (own,) = store.add([TextNode(text="The vault keys rotation memo.", metadata={"kind": "memo"})])
+    res = await store.aquery(VectorStoreQuery(query_str=Q, similarity_top_k=10))
+    ids = [*[n.node_id for n in res.nodes or []][::-1], "unknown", own]
+    every = store.get_nodes(node_ids=ids)
+    assert {KEYS, BARE, own} <= {n.node_id for n in every}
+    cases = [
+        MetadataFilter(key="file_path", value=BARE),
+        MetadataFilter(key="file_name", value="keys.md"),
+        MetadataFilter(key="file_name", value="vault.md"),
+        MetadataFilter(key="file_path", value="notes/", operator=FilterOperator.TEXT_MATCH),
+        MetadataFilter(key="file_name", value=["rotation", "vault.md"], operator=FilterOperator.IN),
+        MetadataFilter(key="file_name", value="keys.md", operator=FilterOperator.NE),
+        MetadataFilter(key="kind", value="memo"),
+    ]
+    ops: dict[FilterOperator, Callable[[Any, Any], bool]] = {
+        FilterOperator.EQ: lambda v, x: v == x,
+        FilterOperator.NE: lambda v, x: v != x,
+        FilterOperator.IN: lambda v, x: v in x,
+        FilterOperator.TEXT_MATCH: lambda v, x: isinstance(v, str) and x in v,
+    }
+    for f in cases:
+        want = [
+            n.node_id
+            for n in every
+            if f.key in n.metadata or f.operator is FilterOperator.NE
+            if ops[f.operator](n.metadata.get(f.key), f.value)
+        ]
+        assert want, f  # each case selects something: the premise
+        got = await store.aget_nodes(node_ids=ids, filters=MetadataFilters(filters=[f]))
+        assert [n.node_id for n in got] == want, f
+    # the sync twin, and the ids' order kept
+    got = store.get_nodes(node_ids=[BARE, KEYS], filters=MetadataFilters(filters=[cases[3]]))
+    assert [n.node_id for n in got] == [BARE, KEYS]
