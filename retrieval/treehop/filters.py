@@ -811,7 +811,9 @@ def show_fields(
     ``file_name`` and ``file_path``, both ``over`` the same keys ``when`` the same key), the
     whole filter is written once per case: ``or(and(<the stored keys are shown>, spec),
     and(<the fallbacks are shown>, spec with those keys renamed to their fallbacks))``,
-    about twice the filter's objects and two levels more, whatever the number of leaves.
+    about twice the filter's objects (three times with a key showing the node's URI where
+    nothing is stored: :attr:`ShownField.uri`) and two levels more, whatever the number of
+    leaves.
     Each leaf is evaluated on the same field as :meth:`ShownField.rewrite` evaluates it in
     each case, so the matches are the same. Why (helper leftovers61): the rewrite of each
     leaf (:meth:`ShownField.rewrite`, 12 to 16 objects a leaf) took 84 ``source`` leaves
@@ -856,9 +858,9 @@ def show_fields(
     if not named:
         return spec
     cases = {(by_key[k].over, by_key[k].when) for k in named}
-    # (a key showing the URI where nothing is stored reads ``empty`` / ``not_empty`` there
-    # as present: ShownField.uri_leaf. Only a filter holding such a leaf is written a third
-    # time, for that case)
+    # (a key showing the URI where nothing is stored reads it there: ShownField.uri_leaf.
+    # A filter naming such a key is written a third time, for that case; helper
+    # leftovers72b: before, only one holding an ``empty`` / ``not_empty`` leaf was)
     on_uri = walk(spec, lambda f, leaf: f.uri_leaf(leaf))
     third = on_uri != spec
     if len(cases) == 1:
@@ -899,7 +901,10 @@ def show_fields(
             nothing = [*({"op": "empty", "field": o} for o in over), {"op": "empty", "field": when}]
             conds.append({"op": "and", "conds": [*nothing, on_uri]})
         out: Mapping[str, Any] = {"op": "or", "conds": conds}
-        how = "the filter written once for each: two more levels, twice the objects"
+        how = (
+            "the filter written once for each: two more levels, "
+            f"{'three times' if third else 'twice'} the objects"
+        )
     else:
         out = walk(spec, lambda f, leaf: f.rewrite(leaf))
         how = "each such leaf rewritten: two more levels and up to 16 objects a leaf"

@@ -422,7 +422,7 @@ class TreehopVectorStore(kit.IndexedStore, BasePydanticVectorStore):
             # ``get_nodes(node_ids=[<a queried node's id>], filters=...)`` answered ``[]``
             # for the node ``get_nodes(node_ids=[...])`` returned.
             node_ids = check_strings(node_ids, "node_ids")
-            spec = self._filter_spec(filters, shown=STORE_FILE_KEYS)
+            spec = self._filter_spec(filters, shown=SHOWN_FIELDS)
             parsed = DslFilter.parse(show_fields(spec, STORE_FILE_KEYS)) if spec else None
             nodes = await self._index.get(node_ids)
             if parsed is not None:
@@ -459,7 +459,8 @@ class TreehopVectorStore(kit.IndexedStore, BasePydanticVectorStore):
         self, filters: MetadataFilters | None, shown: Sequence[ShownField] = ()
     ) -> dict[str, Any] | None:
         """``filters`` as the DSL, its fields checked (``shown``: keys the nodes read show,
-        known where a field a user stored shows them, as a query checks them)."""
+        known where a field a user stored shows them: ``SHOWN_FIELDS``, as a query checks
+        them)."""
         args = to_treehop_filters(filters, tags_are_metadata=True)
         if args.context_types:  # (``tags`` is stored metadata here: tags_are_metadata)
             raise InvalidFilterError(
@@ -467,16 +468,13 @@ class TreehopVectorStore(kit.IndexedStore, BasePydanticVectorStore):
                 "get_nodes / delete_nodes; filter on stored metadata there"
             )
         if args.filter is not None:
-            known = [
-                dataclasses.replace(f, over=tuple(o for o in f.over if o != ID_KEY)) for f in shown
-            ]
             records.check_filter_fields(
                 self.aclient,
                 args.filter,
                 PROVENANCE,
                 stored=(TAGS_KEY,),
                 hidden=NODE_STORAGE_KEYS,
-                shown=known,
+                shown=shown,
             )
         return args.filter
 
