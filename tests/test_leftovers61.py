@@ -353,20 +353,22 @@ def _size(spec: Any) -> tuple[int, int]:
     return 1, 1
 
 
-def test_the_rewrite_of_many_shown_leaves_stays_about_twice_the_filter() -> None:
+def test_the_rewrite_of_many_shown_leaves_stays_about_thrice_the_filter() -> None:
     # 99b45f6: 12 objects a `source` leaf (16 a LlamaIndex file_name one): 84 `source`
-    # leaves in an $or crossed the DSL's 1,000 objects. Now the filter once per case
+    # leaves in an $or crossed the DSL's 1,000 objects. Now the filter once per case: three
+    # cases since leftovers72b (stored key, fallback, the node's URI a value test reads),
+    # two before; still a constant number of objects per leaf, whatever the leaves
     spec = {
         "op": "or",
         "conds": [{"op": "must", "field": "source", "conds": [f"x{i}"]} for i in range(300)],
     }
     objects, depth = _size(show_fields(spec, (SOURCE,)))
-    assert objects <= 2 * 301 + 10 and depth <= 2 + 2
+    assert objects <= 3 * 301 + 14 and depth <= 2 + 2
     li = {
         "op": "or",
         "conds": [{"op": "must", "field": "file_name", "conds": [f"x{i}"]} for i in range(300)],
     }
-    assert _size(show_fields(li, SHOWN_FIELDS))[0] <= 2 * 301 + 12
+    assert _size(show_fields(li, SHOWN_FIELDS))[0] <= 3 * 301 + 18
 
 
 def _lc_nested(levels: int) -> dict[str, Any]:

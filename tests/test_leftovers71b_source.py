@@ -64,8 +64,9 @@ async def test_langchain_async_retriever_the_same(client: Treehop) -> None:
 
 
 def test_a_filter_on_source_reads_a_uri_only_node_as_present(client: Treehop) -> None:
-    """The shown URI is a value to ``$exists``; no value test matches it (documented: the
-    filter DSL has no field holding the URI; ``target_uri`` selects by it)."""
+    """The shown URI is a value to ``$exists``, and a value test reads it (helper
+    leftovers72b: ``source == <the URI shown>`` selected nothing before; ``target_uri``
+    still selects by it too)."""
     q = "signing keys rotation vault"
     shown = {d.metadata["source"] for d in TreehopRetriever(client=client, k=10).invoke(q)}
     assert {KEYS, BARE, "vault.md"} <= shown
@@ -77,7 +78,7 @@ def test_a_filter_on_source_reads_a_uri_only_node_as_present(client: Treehop) ->
     assert found({"source": {"$exists": True}}) == shown
     assert found({"source": {"$exists": False}}) == set()
     assert found({"source": {"$ne": "vault.md"}}) == shown - {"vault.md"}
-    assert found({"source": KEYS}) == set()
+    assert found({"source": KEYS}) == {KEYS}
     scoped = TreehopRetriever(client=client, k=10, target_uri=KEYS).invoke("signing keys")
     assert [d.metadata["source"] for d in scoped] == [KEYS]
 

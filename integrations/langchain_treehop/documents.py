@@ -25,7 +25,7 @@ from langchain_core.documents import Document
 from treehop import MatchedContext
 from treehop import integration_kit as kit
 from treehop.errors import IngestError, InvalidQueryError
-from treehop.filters import ShownField, is_empty_value
+from treehop.filters import ShownField
 from treehop.ingest.records import HIDDEN_FIELDS, ID_KEY, IngestRecord, PlacementKwargs
 from treehop.integration_kit import TreehopClient
 from treehop.models import PROVENANCE_KEYS as CORE_PROVENANCE_KEYS
@@ -43,8 +43,7 @@ SOURCE = ShownField(
 """``metadata["source"]`` as every retrieved Document shows it: the stored ``source``, else
 the ``source_path`` the writer stored (the retriever's filters on ``source`` match it), else
 the node's URI (a text added with no ``name=``, a memory: every retrieved Document has a
-``source``; a filter reads it there as present, its value as the stored none:
-:attr:`~treehop.filters.ShownField.uri`)."""
+``source``; a filter on ``source`` reads the URI there: :attr:`~treehop.filters.ShownField.uri`)."""
 
 STORE_SOURCE = ShownField(
     "source", over=("source", ID_KEY), fallback="source_path", when="source_path", uri=True
@@ -111,26 +110,21 @@ def context_to_document(hit: MatchedContext, content_field: str = "auto") -> Doc
 
 def show_source(own: dict[str, Any], uri: str, field: ShownField) -> None:
     """Set ``own["source"]`` as ``field`` shows it (in place): the stored ``source``, else
-    ``source_path``, else ``uri``; left as stored where one of ``field.over`` holds a value.
+    ``source_path``, else ``uri``; left as stored where one of ``field.over`` holds a value
+    (:meth:`~treehop.filters.ShownField.shown`, the rule the filters read).
 
     One function for the retriever (:data:`SOURCE`) and the vector store
     (:data:`STORE_SOURCE`, whose ``over`` adds the passage-id key, so a record the store
-    itself added keeps the metadata it was added with)."""
-    if field.falls_back(own):
-        # A file that add_resource / ``treehop index`` ingested stores ``source_path`` (its
-        # path under the folder added; a text's, the name given), not a loader's ``source``.
-        # Why shown as ``source`` too: every LangChain loader sets it, and a ``format_docs``
-        # reading ``d.metadata["source"]`` failed with KeyError over such a tree. The
-        # retriever's filter on ``source`` reads the same rule (``SOURCE``).
-        own["source"] = own["source_path"]
-    elif all(is_empty_value(own.get(o)) for o in field.over):
-        # Nothing names a file (a text added with no ``name=``, a memory, a skill's
-        # directory, a knowledge source's hit): the node's URI, which ``metadata["uri"]``
-        # carries too. Why (helper leftovers71b): ``format_docs`` reading
-        # ``d.metadata["source"]`` raised KeyError over a store holding one such text. A
-        # filter on ``source`` reads the key as present here and its value as none (``SOURCE``:
-        # the filter DSL has no field holding the URI); ``target_uri`` selects by it.
-        own["source"] = uri
+    itself added keeps the metadata it was added with). Why shown: a file that
+    add_resource / ``treehop index`` ingested stores ``source_path``, not a loader's
+    ``source``, and a node naming no file (a text added with no ``name=``, a memory) stores
+    neither; every LangChain loader sets ``source``, and a ``format_docs`` reading
+    ``d.metadata["source"]`` failed with KeyError over such a tree (helpers leftovers71b,
+    leftovers71d). A filter on ``source`` selects the value shown, the URI included
+    (helper leftovers72b)."""
+    computed, value = field.shown(own, uri)
+    if computed:
+        own[field.key] = value
 
 
 # --------------------------------------------------------------------------- ingest

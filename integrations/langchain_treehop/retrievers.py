@@ -1214,14 +1214,17 @@ async def _ammr(
 ) -> tuple[FindResult, list[MatchedContext]]:
     """MMR over the tree search, as ``TreehopVectorStore.max_marginal_relevance_search``:
     the query embedded once (the search takes that vector: one embedder call), the best
-    ``fetch_k`` hits (at least ``k``; at most one search's limit and ``retrieve_count``),
+    ``fetch_k`` hits (when not given: 20, at least ``k``; at most one search's limit and
+    ``retrieve_count``),
     their stored vectors, and ``k`` of them picked by LangChain's
     ``maximal_marginal_relevance``. Returns the search's result (for the stage events) and
     the picked hits in MMR's order."""
     query = check_query(query)
     vector = [float(x) for x in await client.embedder.aembed_query(query)]
     cap = min(MAX_LIMIT, opts.retrieve_count or MAX_LIMIT)
-    fetch = min(max(opts.fetch_k or MMR_FETCH_K, opts.k), cap)
+    # (a fetch_k given below k is honoured, as the vector store's and LangChain's own MMR
+    # honour it: at most fetch_k documents; the default is at least k; helper leftovers72b)
+    fetch = min(max(MMR_FETCH_K, opts.k) if opts.fetch_k is None else opts.fetch_k, cap)
     kw = _find_kw(opts.model_copy(update={"k": fetch}), client)
     result = await client.find(query, context_type=_context_type(opts), query_vector=vector, **kw)
     hits = result.top(fetch, min_score=opts.score_threshold)

@@ -552,8 +552,11 @@ class TreehopVectorStore(kit.IndexedStore, VectorStore):
         if vector is None:
             query = check_query(query)
             vector = [float(x) for x in await self.aclient.embedder.aembed_query(query)]
-        # (a candidate pool: a fetch_k past one search's limit fetches what one search returns)
-        hits = await self._afind(query, min(max(fetch_k, k), MAX_LIMIT), kwargs, vector=vector)
+        # (a candidate pool: a fetch_k past one search's limit fetches what one search
+        # returns). A fetch_k below k fetches fetch_k and so returns at most fetch_k, as
+        # LangChain's InMemoryVectorStore (and Chroma, FAISS) do. Why (helper leftovers72b):
+        # it fetched k, so the same call returned k documents here and fetch_k there.
+        hits = await self._afind(query, min(fetch_k, MAX_LIMIT), kwargs, vector=vector)
         if not hits:
             return []
         vecs = await self._index.vectors(hits)

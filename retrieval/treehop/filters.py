@@ -42,6 +42,7 @@ their byte values.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 import math
@@ -54,6 +55,7 @@ import numpy as np
 from .errors import InvalidFilterError, InvalidQueryError, TreehopError
 from .redaction import listed, shown_name
 from .timestamps import TIMESTAMP_FIELD, time_range_filter
+from .uri import USER_SPACE_PREFIX
 from .validation import exact_real as _exact_real
 from .validation import finite as _finite
 from .validation import shown_value
@@ -100,8 +102,28 @@ class MetadataFilter:
             return None
         return cls(spec=_validated(spec)[0])
 
-    def matches(self, metadata: Mapping[str, Any]) -> bool:
-        return _eval(self.spec, metadata)
+    def matches(self, metadata: Mapping[str, Any], uri: str | None = None) -> bool:
+        """Whether a node whose metadata is ``metadata`` (and whose URI is ``uri``) matches.
+
+        ``uri``: the node's stored URI, read by the leaves that hold ``"node"`` (a key an
+        integration shows from the URI: :attr:`ShownField.uri`); a store that passes none
+        has them read a missing value. Why here and not in each store: every store already
+        evaluates the client-side part of a filter row by row with this call, so a leaf on
+        the URI needs no engine expression (Milvus, VikingDB: :data:`CLIENT_SIDE_OPS`)."""
+        on_node = self.on_node
+        if on_node is None:  # (the common path: one attribute read more than before)
+            return _eval(self.spec, metadata)
+        return _eval(on_node, {**metadata, **_node_values(uri)})
+
+    @functools.cached_property
+    def on_node(self) -> Mapping[str, Any] | None:
+        """The spec with each ``"node"`` leaf reading its URI part (a key no metadata has,
+        see :func:`_node_values`); ``None`` when no leaf reads the node (the spec is
+        evaluated as it is). A store that evaluates rows checks it to read a row's URI only
+        for a filter that needs it."""
+        if not _reads_node(self.spec):
+            return None
+        return _node_spec(self.spec)
 
     def key(self) -> str:
         """A stable string key (for caching masks per filter)."""
@@ -269,6 +291,60 @@ def _python_cond(c: Any, what: str) -> Any:
     return c if number is None else number
 
 
+NODE_PARTS = ("uri", "name")
+"""What a leaf's ``"node"`` key reads instead of its metadata field: the node's URI as a
+result shows it (``viking://~/...`` for the user's own space, :func:`shown_uri`) or that
+URI's last segment (:func:`uri_name`, LlamaIndex's ``file_name``). Written by
+:func:`show_fields` for a shown key with :attr:`ShownField.uri`; a user may write it too."""
+
+
+def shown_uri(uri: str) -> str:
+    """A stored URI as results show it: a user space's ``viking://user/<name>`` as
+    ``viking://~`` (:func:`treehop.uri.display_under`; a filter is evaluated in one user's
+    scope, whose nodes are the ones a result shows so)."""
+    if uri.startswith(USER_SPACE_PREFIX):
+        head, sep, rest = uri[len(USER_SPACE_PREFIX) :].partition("/")
+        if head and sep:
+            return "viking://~/" + rest
+    return uri
+
+
+def uri_name(uri: str) -> str:
+    """A URI's last path segment (``viking://resources/notes/keys.md`` -> ``keys.md``)."""
+    return uri.rstrip("/").rsplit("/", 1)[-1]
+
+
+def node_value(uri: str, part: str) -> str:
+    """The ``part`` (:data:`NODE_PARTS`) of a URI results show (``uri`` already shown)."""
+    return uri_name(uri) if part == "name" else uri
+
+
+_NODE_KEYS = {part: ("node", part) for part in NODE_PARTS}
+"""The keys :meth:`MetadataFilter.matches` reads a node's URI parts under: tuples, which no
+metadata key (a JSON object's key: a string) can be, so a user's key never collides."""
+
+
+def _node_values(uri: str | None) -> dict[Any, Any]:
+    if uri is None:
+        return {}
+    shown = shown_uri(uri)
+    return {_NODE_KEYS[p]: node_value(shown, p) for p in NODE_PARTS}
+
+
+def _reads_node(spec: Mapping[str, Any]) -> bool:
+    if spec["op"] in {"and", "or"}:
+        return any(_reads_node(c) for c in spec["conds"])
+    return "node" in spec
+
+
+def _node_spec(spec: Mapping[str, Any]) -> Mapping[str, Any]:
+    if spec["op"] in {"and", "or"}:
+        return {**spec, "conds": [_node_spec(c) for c in spec["conds"]]}
+    if "node" in spec:
+        return {**spec, "field": _NODE_KEYS[spec["node"]]}
+    return spec
+
+
 def _collect_fields(spec: Mapping[str, Any], out: set[str]) -> None:
     if spec["op"] in {"and", "or"}:
         for c in spec["conds"]:
@@ -297,6 +373,12 @@ def _validate(spec: Any, where: str, depth: int, count: list[int]) -> None:
         raise InvalidFilterError(
             f"{where}: unknown op {shown_name(op, 100)}; expected one of {_OPS_SHOWN}"
         )
+    if "node" in spec:
+        if not (isinstance(spec["node"], str) and spec["node"] in NODE_PARTS):
+            raise InvalidFilterError(
+                f"{where}: 'node' reads the node's URI part: one of {', '.join(NODE_PARTS)}"
+            )
+        spec = {k: v for k, v in spec.items() if k != "node"}
     field = spec.get("field")
     if not isinstance(field, str) or not field:
         raise InvalidFilterError(f"{where}: {op!r} needs a non-empty string 'field'")
@@ -642,13 +724,13 @@ class ShownField:
     Why in the core: a filter on a shown key must match the value shown (:func:`show_fields`),
     and the display and the filter read the one rule here, so they cannot drift apart.
 
-    ``uri``: where neither holds a value, the integration shows the node's URI (or a part
-    of it) instead of nothing, so every result has the key (helper leftovers71b: a
-    ``format_docs`` reading ``metadata["source"]`` raised ``KeyError`` over a text added
-    with no ``name=``). The DSL has no field holding the URI, so there a filter reads the
-    key as *present* (``empty`` false, ``not_empty`` true: :meth:`uri_leaf`) and every other
-    leaf on the stored (empty) key: a value test never matches the URI shown (``target_uri``
-    selects by it).
+    ``uri``: where neither holds a value, the integration shows the node's URI (``uri_part``
+    ``"uri"``) or its last segment (``"name"``) instead of nothing, so every result has the
+    key (helper leftovers71b: a ``format_docs`` reading ``metadata["source"]`` raised
+    ``KeyError`` over a text added with no ``name=``). A filter reads the same value there
+    (:meth:`uri_leaf`: the leaf reads the node's URI part, ``"node"``), so
+    ``{"source": <the URI shown>}`` selects the node showing it (helper leftovers72b: it
+    selected nothing, the DSL having had no field holding the URI).
     """
 
     key: str
@@ -656,17 +738,34 @@ class ShownField:
     fallback: str
     when: str
     uri: bool = False
+    uri_part: str = "uri"
 
     def uri_leaf(self, leaf: Mapping[str, Any]) -> dict[str, Any]:
         """``leaf`` as evaluated where nothing is stored (every ``over`` and ``when`` empty).
 
         With :attr:`uri` the key shows the URI there, a value: ``empty`` is false and
-        ``not_empty`` true, written on ``when`` (empty in that case); other leaves as given."""
+        ``not_empty`` true, written on ``when`` (empty in that case); every other leaf reads
+        the URI part shown (``"node"``: :meth:`MetadataFilter.matches`)."""
         if self.uri and leaf.get("op") == "empty":
             return {"op": "not_empty", "field": self.when}
         if self.uri and leaf.get("op") == "not_empty":
             return {"op": "empty", "field": self.when}
+        if self.uri:
+            return {**leaf, "node": self.uri_part}
         return dict(leaf)
+
+    def shown(self, metadata: Mapping[str, Any], uri: str) -> tuple[bool, Any]:
+        """``(True, value)`` where an integration shows ``key`` computed (``fallback``'s
+        value, or the URI part :attr:`uri_part` of the display URI ``uri``), ``(False,
+        None)`` where the stored key stands (one of ``over`` holds a value; or nothing is
+        stored and :attr:`uri` is false). The one display rule both integrations apply in
+        their own keys (LangChain ``source``, LlamaIndex ``file_name`` / ``file_path``), the
+        rule :meth:`rewrite` / :func:`show_fields` filter on."""
+        if self.falls_back(metadata):
+            return True, metadata.get(self.fallback)
+        if self.uri and all(is_empty_value(metadata.get(o)) for o in self.over):
+            return True, node_value(uri, self.uri_part)
+        return False, None
 
     def falls_back(self, metadata: Mapping[str, Any]) -> bool:
         """Whether ``metadata`` shows ``fallback``'s value under ``key``."""
@@ -712,7 +811,9 @@ def show_fields(
     ``file_name`` and ``file_path``, both ``over`` the same keys ``when`` the same key), the
     whole filter is written once per case: ``or(and(<the stored keys are shown>, spec),
     and(<the fallbacks are shown>, spec with those keys renamed to their fallbacks))``,
-    about twice the filter's objects and two levels more, whatever the number of leaves.
+    about twice the filter's objects (three times with a key showing the node's URI where
+    nothing is stored: :attr:`ShownField.uri`) and two levels more, whatever the number of
+    leaves.
     Each leaf is evaluated on the same field as :meth:`ShownField.rewrite` evaluates it in
     each case, so the matches are the same. Why (helper leftovers61): the rewrite of each
     leaf (:meth:`ShownField.rewrite`, 12 to 16 objects a leaf) took 84 ``source`` leaves
@@ -757,9 +858,9 @@ def show_fields(
     if not named:
         return spec
     cases = {(by_key[k].over, by_key[k].when) for k in named}
-    # (a key showing the URI where nothing is stored reads ``empty`` / ``not_empty`` there
-    # as present: ShownField.uri_leaf. Only a filter holding such a leaf is written a third
-    # time, for that case)
+    # (a key showing the URI where nothing is stored reads it there: ShownField.uri_leaf.
+    # A filter naming such a key is written a third time, for that case; helper
+    # leftovers72b: before, only one holding an ``empty`` / ``not_empty`` leaf was)
     on_uri = walk(spec, lambda f, leaf: f.uri_leaf(leaf))
     third = on_uri != spec
     if len(cases) == 1:
@@ -800,7 +901,10 @@ def show_fields(
             nothing = [*({"op": "empty", "field": o} for o in over), {"op": "empty", "field": when}]
             conds.append({"op": "and", "conds": [*nothing, on_uri]})
         out: Mapping[str, Any] = {"op": "or", "conds": conds}
-        how = "the filter written once for each: two more levels, twice the objects"
+        how = (
+            "the filter written once for each: two more levels, "
+            f"{'three times' if third else 'twice'} the objects"
+        )
     else:
         out = walk(spec, lambda f, leaf: f.rewrite(leaf))
         how = "each such leaf rewritten: two more levels and up to 16 objects a leaf"

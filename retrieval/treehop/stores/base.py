@@ -194,7 +194,7 @@ def node_matches_filter(node: Node, tags: TagFilter, metadata: MetadataFilter | 
             return False
         if any(lab not in labels for lab in tags.all_of):
             return False
-    return metadata is None or metadata.matches(node.metadata)
+    return metadata is None or metadata.matches(node.metadata, node.uri)
 
 
 _SCOPE_FIELDS = frozenset(Scope.__dataclass_fields__)

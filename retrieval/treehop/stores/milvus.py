@@ -229,6 +229,8 @@ def translate_metadata(spec: Mapping[str, Any]) -> tuple[str | None, bool]:
             return None, False
         joined = (" and " if op == "and" else " or ").join(f"({p})" for p in parts)
         return joined, exact
+    if "node" in spec:  # (a leaf on the node's URI: evaluated in Python, as MetadataFilter does)
+        return None, False
     try:
         path = _json_path(spec["field"])
         if op == "must":
@@ -876,7 +878,7 @@ class MilvusStore:
             rows = self._query_all(
                 _and([tag_expr, md_expr or ""]), ["uri", "metadata", "ancestors"]
             )
-            matched = [r for r in rows if md.matches(r["metadata"] or {})]
+            matched = [r for r in rows if md.matches(r["metadata"] or {}, r["uri"])]
             if len(matched) > self._max_matches:
                 # (the filter shown bounded and redacted: a filter of 1,000 conds of 1,000
                 # characters each was shown whole, a megabyte message, and a secret a caller
@@ -922,7 +924,7 @@ class MilvusStore:
                 return False
             if not have.issuperset(scope.tags.all_of):
                 return False
-        return scope.metadata is None or scope.metadata.matches(node.metadata)
+        return scope.metadata is None or scope.metadata.matches(node.metadata, node.uri)
 
     # ------------------------------------------------------------------ search
     def search(

@@ -653,9 +653,9 @@ def translate_metadata(spec: Mapping[str, Any], fields: Mapping[str, str]) -> di
         return _and(*parts) if op == "and" else _or(*parts)
     name = spec["field"]
     ftype = fields.get(name)
-    if ftype is None or op in CLIENT_SIDE_OPS:
-        # (no substring match, and "empty" would need missing or "" or an empty list:
-        # evaluated in Python too)
+    if ftype is None or op in CLIENT_SIDE_OPS or "node" in spec:
+        # (no substring match, and "empty" would need missing or "" or an empty list; a
+        # leaf on the node's URI, not a metadata field: evaluated in Python too)
         raise _Untranslatable(name)
     col = MD_PREFIX + name
     present = _must(F_MD_PRESENT, [name])

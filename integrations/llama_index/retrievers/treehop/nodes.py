@@ -26,7 +26,7 @@ from llama_index.core.schema import (
 from pydantic_core import to_jsonable_python
 
 from treehop import uri as urimod
-from treehop.filters import ShownField, is_empty_value
+from treehop.filters import ShownField
 from treehop.ingest.records import HIDDEN_FIELDS
 from treehop.models import PROVENANCE_KEYS, MatchedContext
 
@@ -85,7 +85,9 @@ EXCLUDED_EMBED_KEYS = [*INTERNAL_PROVENANCE, *INTERNAL_STORED, "uri", "context_t
 #: Every provenance key: the core's ``PROVENANCE_KEYS`` plus ``retrieval_score``.
 PROVENANCE = (*PROVENANCE_KEYS, "retrieval_score")
 _FILE_KEYS = ("file_name", "file_path")
-FILE_NAME = ShownField("file_name", over=_FILE_KEYS, fallback="name", when="source_path", uri=True)
+FILE_NAME = ShownField(
+    "file_name", over=_FILE_KEYS, fallback="name", when="source_path", uri=True, uri_part="name"
+)
 """``metadata["file_name"]`` as every node shows it: a reader's own, else (neither file key
 stored) the ``name`` of a file or text the writer stored with a ``source_path``. (A node with
 a path and no name shows the path's last part; the writer names every node it stores.)"""
@@ -94,16 +96,10 @@ FILE_PATH = ShownField(
 )
 """``metadata["file_path"]`` as every node shows it: a reader's own, else ``source_path``."""
 # (Where nothing names a file, both show the node's URI, ``file_name`` its last segment:
-# every retrieved node has them; a filter reads them there as present, their values as the
-# stored none: ShownField.uri, to_node_with_score.)
+# every retrieved node has them, and a filter reads the value shown: ShownField.uri.)
 SHOWN_FIELDS = (FILE_NAME, FILE_PATH)
 """The keys a filter reads as shown (:func:`treehop.filters.show_fields`)."""
 _PROVENANCE_SET = frozenset(PROVENANCE)
-
-
-def _last_segment(uri: str) -> str:
-    """A URI's last path segment (``viking://resources/notes/keys.md`` -> ``keys.md``)."""
-    return uri.rstrip("/").rsplit("/", 1)[-1]
 
 
 def _sized(value: object) -> bool:
@@ -238,40 +234,26 @@ class HitNode(TextNode):
 
 def show_file_keys(kept: dict[str, Any], uri: str) -> list[str]:
     """Set ``file_name`` / ``file_path`` in ``kept`` (in place) as every retrieved node shows
-    them (:data:`FILE_NAME`, :data:`FILE_PATH`); the keys set (shown twice: left out of the
-    LLM's and the embedder's text), none where the node's own keys stand."""
-    if FILE_PATH.falls_back(kept):
-        # A file that add_resource / ``treehop index`` ingested stores ``name`` and
-        # ``source_path``; a ``SimpleDirectoryReader`` node has ``file_name`` / ``file_path``.
-        # Why both: ``node.metadata["file_name"]`` is how LlamaIndex code names a hit's file,
-        # and it failed with KeyError over such a tree. (Left out of the LLM's and the
-        # embedder's text, which show ``name`` and ``source_path`` already.) The retriever's
-        # filters on the two keys read the same rule (``FILE_NAME``, ``FILE_PATH``).
-        # ``file_name`` is the stored ``name``, never derived from the path: a node storing
-        # ``source_path`` without a ``name`` (a vector store's ``add`` of a node whose own
-        # metadata has ``source_path``) showed the path's last part, which the filter on
-        # ``file_name`` (``FILE_NAME``: it reads ``name`` there) could not match. ``None``
-        # (or its empty value) there, as the filter sees it: ``IS_EMPTY`` matches, the key stays.
-        # A ``source_path`` that is not a string (a number, a list: a vector store's ``add``
-        # keeps a node's metadata as given) is shown as it is, as LangChain's ``source``
-        # shows it: showing nothing there while the filter read it (``FILE_PATH``) made
-        # ``file_name == x`` select a node showing no ``file_name`` and ``IS_EMPTY`` miss
-        # it (helper attacks68).
-        kept["file_name"] = kept.get("name")
-        kept["file_path"] = kept["source_path"]
-        return ["file_name", "file_path"]
-    elif all(is_empty_value(kept.get(k)) for k in (*_FILE_KEYS, "source_path")):
-        # Nothing names a file (a text added with no ``name=``, a memory, a knowledge
-        # source's hit): ``file_path`` is the node's URI (its ``uri`` too) and ``file_name``
-        # the URI's last segment. Why (helper leftovers71b): code reading
-        # ``node.metadata["file_name"]`` raised KeyError over a store holding one such text.
-        # A filter on the two keys reads them here as present and their values as none
-        # (``ShownField.uri``: the filter DSL has no field holding the URI); ``target_uri``
-        # selects by it.
-        kept["file_name"] = _last_segment(uri)
-        kept["file_path"] = uri
-        return ["file_name", "file_path"]
-    return []
+    them (:data:`FILE_NAME`, :data:`FILE_PATH`: :meth:`~treehop.filters.ShownField.shown`,
+    the rule the filters read); the keys set (shown twice: left out of the LLM's and the
+    embedder's text), none where the node's own keys stand.
+
+    Why: a file that add_resource / ``treehop index`` ingested stores ``name`` and
+    ``source_path``, a ``SimpleDirectoryReader`` node ``file_name`` / ``file_path``, and
+    ``node.metadata["file_name"]`` is how LlamaIndex code names a hit's file (KeyError over
+    such a tree). ``file_name`` is the stored ``name``, never derived from the path (a node
+    storing ``source_path`` without a ``name`` showed the path's last part, which the filter
+    on ``file_name`` could not match: ``None`` there, as the filter sees it); a
+    ``source_path`` that is not a string is shown as it is (helper attacks68). Where nothing
+    names a file (a text added with no ``name=``, a memory), ``file_path`` is the node's URI
+    and ``file_name`` its last segment (helper leftovers71b), and a filter on either selects
+    the value shown (helper leftovers72b)."""
+    # (each read before any is set: both are ``over`` both keys)
+    shown = [
+        (f.key, value) for f in SHOWN_FIELDS for computed, value in [f.shown(kept, uri)] if computed
+    ]
+    kept.update(shown)
+    return [key for key, _ in shown]
 
 
 def to_node_with_score(m: MatchedContext, links: TreeLinks | None = None) -> NodeWithScore:

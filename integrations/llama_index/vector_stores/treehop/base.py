@@ -70,6 +70,8 @@ from treehop.errors import (
     UnknownArgumentError,
     UnsupportedUseError,
 )
+from treehop.filters import MetadataFilter as DslFilter
+from treehop.filters import ShownField, show_fields
 from treehop.ingest import records
 from treehop.ingest.records import ID_KEY, INTERNAL_KEYS, Passage, PassageStore
 from treehop.integration_kit import TreehopClient, reject_extra
@@ -411,16 +413,22 @@ class TreehopVectorStore(kit.IndexedStore, BasePydanticVectorStore):
         ``get_nodes(filters=MetadataFilters(filters=[]))`` already listed them all). Only
         :meth:`delete_nodes` keeps needing one of them: it deletes, and :meth:`clear` is the
         spelled-out way to empty the store."""
-        if node_ids is not None:  # checked here too: beside filters they go to a set()
-            node_ids = check_strings(node_ids, "node_ids")
-        if filters is None and node_ids is not None:
-            # (a tree node's URI too: ``PassageIndex.get``; helper leftovers71e)
-            return [self._to_node(n) for n in await self._index.get(node_ids)]
-        matching = await self._matching(filters)
         if node_ids is not None:
-            wanted = set(node_ids)
-            matching = [n for n in matching if n.metadata.get(ID_KEY) in wanted]
-        return [self._to_node(n) for n in matching]
+            # (a tree node's URI too: ``PassageIndex.get``; helper leftovers71e). With
+            # ``filters`` the same nodes, those the filter selects as each is shown
+            # (``STORE_FILE_KEYS``: a tree node's ``file_name`` / ``file_path``, the URI
+            # included), as a query's filter reads them. Why (helper leftovers72b): with
+            # ``filters`` the ids were matched against the store's own records only, so
+            # ``get_nodes(node_ids=[<a queried node's id>], filters=...)`` answered ``[]``
+            # for the node ``get_nodes(node_ids=[...])`` returned.
+            node_ids = check_strings(node_ids, "node_ids")
+            spec = self._filter_spec(filters, shown=SHOWN_FIELDS)
+            parsed = DslFilter.parse(show_fields(spec, STORE_FILE_KEYS)) if spec else None
+            nodes = await self._index.get(node_ids)
+            if parsed is not None:
+                nodes = [n for n in nodes if parsed.matches(n.metadata, n.uri)]
+            return [self._to_node(n) for n in nodes]
+        return [self._to_node(n) for n in await self._matching(filters)]
 
     def get_nodes(
         self, node_ids: list[str] | None = None, filters: MetadataFilters | None = None
@@ -447,7 +455,12 @@ class TreehopVectorStore(kit.IndexedStore, BasePydanticVectorStore):
 
         return await self.aclient._io(scan)
 
-    def _filter_spec(self, filters: MetadataFilters | None) -> dict[str, Any] | None:
+    def _filter_spec(
+        self, filters: MetadataFilters | None, shown: Sequence[ShownField] = ()
+    ) -> dict[str, Any] | None:
+        """``filters`` as the DSL, its fields checked (``shown``: keys the nodes read show,
+        known where a field a user stored shows them: ``SHOWN_FIELDS``, as a query checks
+        them)."""
         args = to_treehop_filters(filters, tags_are_metadata=True)
         if args.context_types:  # (``tags`` is stored metadata here: tags_are_metadata)
             raise InvalidFilterError(
@@ -456,7 +469,12 @@ class TreehopVectorStore(kit.IndexedStore, BasePydanticVectorStore):
             )
         if args.filter is not None:
             records.check_filter_fields(
-                self.aclient, args.filter, PROVENANCE, stored=(TAGS_KEY,), hidden=NODE_STORAGE_KEYS
+                self.aclient,
+                args.filter,
+                PROVENANCE,
+                stored=(TAGS_KEY,),
+                hidden=NODE_STORAGE_KEYS,
+                shown=shown,
             )
         return args.filter
 

@@ -1348,8 +1348,12 @@ class _SearchPaths(_StoreAttributes):
         if md is not None:
             # Metadata is free-form JSON, evaluated per live row once per filter and snapshot;
             # the mask is then reused by every round of the descent.
+            # A leaf on the node's URI (``MetadataFilter.on_node``) reads the row's URI too,
+            # decoded only for such a filter.
+            on_node = md.on_node is not None
             for r in np.flatnonzero(match):
-                if not md.matches(self._metadata(s, int(r))):
+                uri = s.uri(int(r)) if on_node else None
+                if not md.matches(self._metadata(s, int(r)), uri):
                     match[r] = False
         contains = np.zeros(n, dtype=bool)
         frontier = s.parent_row[:n][match]
