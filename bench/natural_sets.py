@@ -487,6 +487,11 @@ change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py
   other documentation, each module's page the one ``perldoc`` shows (its ``.pod``, else the
   POD inside its ``.pm``; :func:`net_ldap_faq_set`). Built in stop 72 and measured once: an
   untuned check (helper heldout88).
+* ``mason-faq``: HTML::Mason's FAQ (Debian ``libhtml-mason-perl``, ``HTML/Mason/FAQ.pod``:
+  POD, ~83 ``=head2`` entries under ``=head1`` groups): every question deleted by the
+  cython-faq rule (:func:`split_pod_faq`, unchanged, after runs of blank lines made one),
+  beside the manual's other POD pages and the modules' POD (:func:`mason_faq_set`). Built in
+  stop 72 and measured once: an untuned check (helper heldout89).
 * ``xboard-faq``: XBoard and WinBoard's FAQ (Debian ``xboard``, ``FAQ.html``: hand-written
   HTML, ~60 labelled ``<h3>`` questions under four ``<h2>`` groups): every question and the
   contents lists deleted (:func:`split_xboard_faq`), beside the engine protocol page, the
@@ -652,6 +657,7 @@ HELD_OUT_SETS = (
     "log4perl-faq",
     "pdl-faq",
     "net-ldap-faq",
+    "mason-faq",
 )
 """Natural-question sets that no screening script reads by default (``--sets`` names them):
 measured once per change as an untuned check of whether a method chosen on the sets above
@@ -15010,6 +15016,74 @@ def net_ldap_faq_set() -> NaturalSet:
     )
 
 
+# --------------------------------------------------------------------------------------
+# A Perl library's FAQ kept as a POD page beside its manual pages and modules (HTML::Mason),
+# read by the cython-faq rule after POD's runs of blank lines are made one
+# --------------------------------------------------------------------------------------
+
+MASON_PACKAGE = "libhtml-mason-perl"
+MASON_DOC = "usr/share/perl5/HTML"
+"""Where Debian's ``libhtml-mason-perl`` installs Mason 1.x: ``Mason.pm`` and the
+``Mason/`` tree, holding the manual as POD pages (``Admin.pod``, ``Devel.pod``,
+``Params.pod``, ``Subclassing.pod``, ``FAQ.pod``) beside the modules, each a Perl module
+whose documentation is the POD inside it, the form in which ``perldoc`` and the generated
+man pages read them."""
+MASON_FAQ = "Mason/FAQ.pod"
+"""Mason's FAQ as its authors keep it: ``HTML::Mason::FAQ``, ~83 ``=head2`` entries under
+seven ``=head1`` groups ("AUTOHANDLERS, METHODS, ATTRIBUTES, INHERITANCE", "CACHING",
+"COMPONENTS", "HTTP AND HTML", "INSTALLATION", ...): "How do I share variables between
+components?", "Why am I getting 404 errors for pages that clearly exist?", and error
+reports ("I get an error like this: ..."). Which entry asks is decided by the cython-faq
+rule (:func:`split_pod_faq`), not a list: the stated problems stay in the page as headings
+with their answers."""
+MASON_MAX_PAGE_CHARS = 150_000
+"""A converted page over this stays out and is named (the value the other sets use, not
+chosen for this set)."""
+
+
+def mason_faq_set() -> NaturalSet:
+    """Mason's FAQ (Debian ``libhtml-mason-perl``, ``HTML/Mason/FAQ.pod``: one POD page, ~83
+    ``=head2`` entries under ``=head1`` groups) with every question deleted by the
+    cython-faq rule (:func:`split_pod_page_faq`: a heading below the title asks when
+    its title ends with "?" and it has text of its own, outside an open question; the stated
+    problems and error reports stay), beside the manual's other POD pages and the POD of
+    every module under :data:`MASON_DOC` (through :func:`pod_page_markdown`, up to
+    :data:`MASON_MAX_PAGE_CHARS`; the modules' Perl code is dropped by the reader), both read
+    by :func:`_sdist_docs_faq` as the sdist sets read theirs, one pass a suffix. The
+    changelogs, UPGRADE, CREDITS and copyright are out. Ids are the questions' slugs
+    (``mason-faq:how-do-i-share-variables-between-compo``). Entries whose answer is under
+    :data:`MIN_ANSWER_WORDS` words are left out and named. Built in stop 72 and measured
+    once, with no change to the retriever: an untuned check (helper heldout89)."""
+    root, doc, _ = _packaged_doc(MASON_PACKAGE, MASON_DOC, MASON_FAQ)
+    files, asked, qa, too_long = _sdist_docs_faq(
+        "mason-faq", doc, POD_PAGES, (MASON_FAQ,), (), (), MASON_MAX_PAGE_CHARS
+    )
+    modules, _, _, modules_too_long = _sdist_docs_faq(
+        "mason-faq", doc, PERLDOC_MODULES, (), (), (), MASON_MAX_PAGE_CHARS
+    )
+    pages = len(files) - 1
+    files.update(modules)
+    too_long += modules_too_long
+    return _judged_package_set(
+        "mason-faq",
+        root,
+        files,
+        asked,
+        lambda version, unjudged: (
+            f"Mason FAQ from {MASON_PACKAGE} {version} ({MASON_DOC}/{MASON_FAQ}, POD, one "
+            f"page, {len(qa)} questions deleted by the cython-faq rule after runs of blank "
+            "lines made one: a heading below the title asks when it ends with '?' and has "
+            "its own text, outside an open question; stated problems kept) + the manual's "
+            f"other .pod pages ({pages}) and the POD of the library's modules "
+            f"({len(modules)} .pm files), as markdown, their code dropped; left out, over "
+            f"{MASON_MAX_PAGE_CHARS} chars: {', '.join(too_long) or 'none'}); changelogs, "
+            "UPGRADE, CREDITS and copyright out; answer = the text under a question up to "
+            f"the next heading of its level or higher; left out, answer under "
+            f"{MIN_ANSWER_WORDS} words: {' | '.join(unjudged) or 'none'}"
+        ),
+    )
+
+
 BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "django-faq": lambda emb: django_faq_set(),
     "gitfaq": lambda emb: gitfaq_set(),
@@ -15111,6 +15185,7 @@ BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "log4perl-faq": lambda emb: log4perl_faq_set(),
     "pdl-faq": lambda emb: pdl_faq_set(),
     "net-ldap-faq": lambda emb: net_ldap_faq_set(),
+    "mason-faq": lambda emb: mason_faq_set(),
     "cranfield": cranfield_set,
     "pytest-derived": lambda emb: pytest_derived_set(),
 }

@@ -160,6 +160,66 @@ def assert_heading_rule_split(
     return asked
 
 
+PodEntry = tuple[int, bool, list[str], bool, bool]
+"""One random POD FAQ entry of a property test: its ``=headN`` level, whether its title ends
+with "?", the words of its own text (none: no text), whether a verbatim paragraph with a
+``#`` line follows, whether ``=cut`` and Perl code follow."""
+
+
+def random_pod_faq(
+    entries: Sequence[PodEntry], gaps: Sequence[str], call: str
+) -> tuple[str, list[str], list[str]]:
+    """A property test's random POD FAQ page after a block of Perl code: each entry of
+    ``entries`` a ``=headN`` title (``entry<N>x ...``, asking when it ends with "?"), its
+    text, a verbatim paragraph (``# code<N> comment`` and ``call(<N>)``) and ``=cut`` with
+    Perl code (``perlcode<N>``) as the entry says, every paragraph followed by the entry's
+    ``gaps[N]`` (blank lines: ``"\n"`` for one). Returns (the page, the titles, each entry's
+    own text as the markdown reader gives it, empty for none). One copy for the POD property
+    tests (log4perl-faq, mason-faq), so that their pages cannot drift apart."""
+    pod = ["package Codex;\n\nsub perlcode0 { 1 }\n\n__END__\n\n"]
+    titles: list[str] = []
+    bodies: list[str] = []
+    for n, (entry, gap) in enumerate(zip(entries, gaps, strict=True)):
+        level, asks, words, verbatim, code = entry
+        titles.append(f"entry{n}x ask this?" if asks else f"entry{n}x topic")
+        pod.append(f"=head{level} {titles[-1]}\n{gap}")
+        blocks = [f"Text{n} {' '.join(words)}."] if words else []
+        if words:
+            pod.append(f"{blocks[0]}\n{gap}")
+        if verbatim:
+            blocks.append(f"```\n    # code{n} comment\n    {call}({n});\n```")
+            pod.append(f"    # code{n} comment\n    {call}({n});\n{gap}")
+        bodies.append("\n\n".join(blocks))
+        if code:
+            pod.append(f"=cut\n{gap}sub perlcode{n + 1} {{\n    return {n};\n}}\n{gap}")
+    return "".join(pod), titles, bodies
+
+
+def assert_pod_heading_rule_split(
+    entries: Sequence[PodEntry],
+    titles: Sequence[str],
+    bodies: Sequence[str],
+    page: str,
+    qa: Sequence[tuple[str, str, str]],
+) -> None:
+    """A POD splitter's (``page``, ``qa``) on :func:`random_pod_faq`'s page: exactly the
+    cython-faq rule's questions (:func:`assert_heading_rule_split`: a heading of level 2 or
+    deeper asks when its title ends with "?" and it has text of its own); each verbatim
+    ``#`` line kept as code, never a heading; no POD command or Perl code left."""
+    assert_heading_rule_split(
+        [e[0] for e in entries],
+        titles,
+        bodies,
+        lambda k: entries[k][0] >= 2 and entries[k][1] and bool(bodies[k]),
+        page,
+        qa,
+    )
+    for n, entry in enumerate(entries):
+        if entry[3]:
+            assert f"    # code{n} comment\n" in page
+    assert "perlcode" not in page and "=head" not in page and "=cut" not in page
+
+
 def assert_random_split(
     page: str, qa: Sequence[tuple[str, str, str]], expected: Sequence[tuple[str, str, str]]
 ) -> None:

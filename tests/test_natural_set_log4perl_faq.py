@@ -217,31 +217,6 @@ def test_split_pod_faq_property(
     asks when its title ends with "?" and it has text of its own, its answer everything up
     to the next heading of its level or higher; every answer in the page; no asked title
     left; a verbatim ``#`` line never a heading; no Perl code in the page."""
-    pod = ["package Log::Log4perl::Codex;\n\nsub perlcode0 { 1 }\n\n__END__\n"]
-    titles: list[str] = []
-    bodies: list[str] = []
-    for n, (level, asks, words, verbatim, code) in enumerate(entries):
-        titles.append(f"entry{n}x ask this?" if asks else f"entry{n}x topic")
-        pod.append(f"\n=head{level} {titles[-1]}\n")
-        blocks = [f"Text{n} {' '.join(words)}."] if words else []
-        if words:
-            pod.append(f"\n{blocks[0]}\n")
-        if verbatim:
-            blocks.append(f"```\n    # code{n} comment\n    $logger->debug({n});\n```")
-            pod.append(f"\n    # code{n} comment\n    $logger->debug({n});\n")
-        bodies.append("\n\n".join(blocks))
-        if code:
-            pod.append(f"\n=cut\n\nsub perlcode{n + 1} {{\n    return {n};\n}}\n")
-    page, qa = ns.split_pod_faq("".join(pod))
-    nsc.assert_heading_rule_split(
-        [e[0] for e in entries],
-        titles,
-        bodies,
-        lambda k: entries[k][0] >= 2 and entries[k][1] and bool(bodies[k]),
-        page,
-        qa,
-    )
-    for n in range(len(titles)):
-        if entries[n][3]:
-            assert f"    # code{n} comment\n" in page  # verbatim: code, kept as written
-    assert "perlcode" not in page and "=head" not in page
+    pod, titles, bodies = nsc.random_pod_faq(entries, ["\n"] * len(entries), "$logger->debug")
+    page, qa = ns.split_pod_faq(pod)
+    nsc.assert_pod_heading_rule_split(entries, titles, bodies, page, qa)
