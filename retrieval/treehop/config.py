@@ -249,7 +249,9 @@ class RetrievalConfig(ConfigModel):
     is placed right after the top slot when find() ranked it third or lower
     (:data:`treehop.context_assembly.LEXICAL_LEAD`). Why: the 1,000-token answers flat hybrid
     delivers and find()'s block misses are mostly lexical questions whose answer find() ranked
-    below slots that fill the block. ``False``: the block keeps find()'s order."""
+    below slots that fill the block. Off: dev halves (97 sets, 3,511 questions) ctx@1000
+    +0.0029 (interval -0.0013..+0.0073, 36 won / 30 lost), the nine lose (cranfield 0 / 5)
+    (bench/README.md, helper quality77). ``False``: the block keeps find()'s order."""
     score_threshold: float = Field(default=0.0, ge=-1.0, le=1.0)
     """Children whose propagated score is not above this are dropped."""
     max_children_per_dir: int = Field(default=50, ge=1, le=10000)
