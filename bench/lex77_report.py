@@ -33,6 +33,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_natural as bn
+import ctx64_diag as c64
 import natural_sets as ns
 
 BUDGETS = (500, 1000, 2000)
@@ -51,16 +52,9 @@ def load(paths: Sequence[Path]) -> list[dict[str, Any]]:
     return out
 
 
-def pools(recs: Sequence[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
-    """The nine tuning sets, the untuned sets (doxygen-faq out, as ``pool_untuned.py``) and
-    both pooled."""
-    nine = set(ns.NATURAL_SETS)
-    untuned = set(ns.HELD_OUT_SETS) - {"doxygen-faq"}
-    return {
-        "nine": [r for r in recs if r["set"] in nine],
-        "untuned": [r for r in recs if r["set"] in untuned],
-        "pooled": [r for r in recs if r["set"] in nine | untuned],
-    }
+pools = c64._groups
+"""The nine tuning sets, the untuned sets (doxygen-faq out, as ``pool_untuned.py``) and both
+pooled: ``ctx64_diag``'s pools."""
 
 
 def auc(pos: Sequence[float], neg: Sequence[float]) -> float:
