@@ -50,6 +50,7 @@ import bench_tree as bt  # noqa: E402
 import datasets as ds  # noqa: E402
 import natural_sets as ns  # noqa: E402
 import treehop.context_assembly as ca  # noqa: E402
+import treehop.lexical_lead as ll  # noqa: E402
 
 BUDGETS = (500, 1000, 2000)
 FLAT = ("flat-dense", "flat-hybrid", "flat-bm25")
@@ -196,6 +197,8 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "no-para": {"EXCERPT_PARAGRAPHS": False},
     # a query excerpt's window weighed without the chunk's heading line's words (stop 71)
     "no-head": {"EXCERPT_SKIP_HEADING": True},
+    # the one slot whose hit holds the query's words best placed second (stop 72, quality77)
+    "lex-lead": {"LEXICAL_LEAD": True},
 }
 
 
@@ -205,6 +208,34 @@ def first_rank(units: Sequence[frozenset[str]]) -> int | None:
         if u:
             return i + 1
     return None
+
+
+def lex_signals(slots: Sequence[Any], query: str, b: int) -> dict[str, Any]:
+    """Label-free signals of ``LEXICAL_LEAD`` (quality77) for one block's slots: the leader
+    it moves (``lex_j``, 0-based, ``None``: none), the slot weights' top / best / second best
+    (``treehop.lexical_lead.slot_term_scores``) and the dense scores of the top slot and the
+    lexical best (``vector_score``)."""
+    texts = [
+        (m.content or m.abstract)
+        if m.context_type is ca.ContextType.RESOURCE and not ca._is_turn(m)
+        else None
+        for m in slots
+    ]
+    terms = ca.query_terms(query)
+    sc = ll.slot_term_scores(texts, terms) if slots else []
+    order = sorted(range(len(sc)), key=lambda i: -sc[i])
+    best = order[0] if order else None
+    vec = [m.vector_score for m in slots]
+    return {
+        f"lex_j@{b}": ll.lexical_leader(texts, terms),
+        f"lex_best_i@{b}": best,
+        f"lex_top@{b}": sc[0] if sc else 0.0,
+        f"lex_best@{b}": sc[best] if best is not None else 0.0,
+        f"lex_second@{b}": sc[order[1]] if len(order) > 1 else 0.0,
+        f"lex_terms@{b}": len(terms),
+        f"vec_top@{b}": vec[0] if vec else None,
+        f"vec_best@{b}": vec[best] if best is not None else None,
+    }
 
 
 def slot_tokens_above(found: Any, ctx: Any, slot: int | None) -> dict[str, int]:
@@ -265,6 +296,7 @@ def run_set(
                     [judge.units(m.slot_text, answers) for m in slots]
                 )
                 rec[f"face_rank@{b}"] = first_rank([judge.units(m.content, answers) for m in slots])
+                rec.update(lex_signals(slots, q.text, b))
                 for v in names:
                     cd._apply(VARIANTS[v], saved)
                     try:

@@ -1524,6 +1524,7 @@ class AsyncTreehop:
             query=query if isinstance(query, str) else None,
             excerpt_paragraphs=self.config.excerpt_paragraphs,
             excerpt_skip_heading=self.config.excerpt_skip_heading,
+            lexical_lead=self.config.lexical_lead,
         )
         if session_id is not None and out.uris:
             # (the ledger's read-merge-write under the session's key lock: two processes

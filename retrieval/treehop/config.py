@@ -243,6 +243,15 @@ class RetrievalConfig(ConfigModel):
     lost, 2,000 unchanged: no gain with its interval above zero (bench/README.md, "The
     excerpt window weighed without the heading line (helper quality75)"). ``False``: the
     heading's words count like any sentence's."""
+    lexical_lead: bool = False
+    """:meth:`Treehop.assemble_context`: the one document slot whose hit text holds the
+    query's words best (each word weighted by how few slots hold it; above every other slot)
+    is placed right after the top slot when find() ranked it third or lower
+    (:data:`treehop.context_assembly.LEXICAL_LEAD`). Why: the 1,000-token answers flat hybrid
+    delivers and find()'s block misses are mostly lexical questions whose answer find() ranked
+    below slots that fill the block. Off: dev halves (97 sets, 3,511 questions) ctx@1000
+    +0.0029 (interval -0.0013..+0.0073, 36 won / 30 lost), the nine lose (cranfield 0 / 5)
+    (bench/README.md, helper quality77). ``False``: the block keeps find()'s order."""
     score_threshold: float = Field(default=0.0, ge=-1.0, le=1.0)
     """Children whose propagated score is not above this are dropped."""
     max_children_per_dir: int = Field(default=50, ge=1, le=10000)

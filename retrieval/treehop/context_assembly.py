@@ -47,6 +47,7 @@ from . import uri as urimod
 from ._plugins import call
 from .arguments import check_bool
 from .errors import EmbeddingError, IndexCorruptError, InvalidQueryError
+from .lexical_lead import lexical_leader
 from .memory_context import TURN_KIND, day_prefix
 from .models import ChunkContext, ContextType, FindResult, FoundBy, MatchedContext
 from .redaction import redact
@@ -1219,6 +1220,37 @@ def _duplicates_last(hits: list[MatchedContext]) -> list[MatchedContext]:
     return [*kept, *late] if late else hits
 
 
+LEXICAL_LEAD = False
+"""With a query, the one document slot whose hit text holds the query's words best
+(:func:`treehop.lexical_lead.lexical_leader`: distinct query words, each weighted by how few
+of the slots hold it; above every other slot, no tie) is placed right after the top slot
+when find() ranked it third or lower. Only the block's order changes: the slots and their
+texts stay as ``find`` made them; conversation turns and memories never move. Why: the
+1,000-token answers flat hybrid delivers and find()'s block misses are mostly questions whose
+words stand in the answer passage, which find() ranked below slots that fill the block
+(bench/README.md, "Lexical questions find()'s block loses to flat hybrid ... (helper
+quality77)"). No constant. Off: on the 97 natural-question dev halves (3,511 questions) it
+fires on 852 blocks at 1,000 tokens; ctx@1,000 +0.0029 (interval -0.0013..+0.0073, 36 won /
+30 lost), 500 -0.0003 (56 / 55), 2,000 +0.0011; the nine lose at 1,000 (cranfield 0 / 5):
+where it fires, the lexical leader is the answer's slot less often (97) than the second slot
+it displaces (118)."""
+
+
+def _lexical_lead(ranked: list[MatchedContext], terms: frozenset[str]) -> list[MatchedContext]:
+    """``ranked`` with :func:`treehop.lexical_lead.lexical_leader`'s slot second
+    (:data:`LEXICAL_LEAD`); unchanged when it names none."""
+    texts = [
+        (m.content or m.abstract)
+        if m.context_type is ContextType.RESOURCE and not _is_turn(m)
+        else None
+        for m in ranked
+    ]
+    j = lexical_leader(texts, terms)
+    if j is None:
+        return ranked
+    return [ranked[0], ranked[j], *ranked[1:j], *ranked[j + 1 :]]
+
+
 WHOLE_ON_OWN = False
 """Off (a screened variant, kept for the next screen). On: the top slot goes whole
 (:data:`WHOLE_SLOTS`) unless the block cannot hold both it and the next slot's hit, and the next
@@ -1280,6 +1312,7 @@ def assemble_context(
     query: str | None = None,
     excerpt_paragraphs: bool | None = None,
     excerpt_skip_heading: bool | None = None,
+    lexical_lead: bool | None = None,
 ) -> AssembledContext:
     """Fit the hits, best first, into ``max_tokens`` (see the module docstring).
 
@@ -1288,20 +1321,26 @@ def assemble_context(
     match it best, one that starts a paragraph (``excerpt_paragraphs``, ``None``:
     :data:`EXCERPT_PARAGRAPHS`; ``RetrievalConfig.excerpt_paragraphs`` for a client's call);
     the windows weighed without the chunk's heading line's words (``excerpt_skip_heading``,
-    ``None``: :data:`EXCERPT_SKIP_HEADING`; ``RetrievalConfig.excerpt_skip_heading``).
+    ``None``: :data:`EXCERPT_SKIP_HEADING`; ``RetrievalConfig.excerpt_skip_heading``); the
+    one slot whose hit holds the query's words best placed second (``lexical_lead``, ``None``:
+    :data:`LEXICAL_LEAD`; ``RetrievalConfig.lexical_lead``).
 
     URIs are compared as given: pass ``exclude_uris`` / ``seen_uris`` in the form the hits use
     (the clients' :meth:`assemble_context` does this for you).
     """
     quota, order = check_budget(max_tokens, quotas, tiers)
     counter = resolve_counter(token_counter)
+    if query is not None and not isinstance(query, str):
+        raise InvalidQueryError(f"query must be a string, got {type(query).__name__}")
+    lead = LEXICAL_LEAD if lexical_lead is None else check_bool(lexical_lead, "lexical_lead")
+    terms = query_terms(query) if query is not None else None
     ranked = _duplicates_last(hits.contexts() if isinstance(hits, FindResult) else list(hits))
+    if lead and terms:
+        ranked = _lexical_lead(ranked, terms)
     contexts, turns, requires = _unfold_turns(ranked, _whole_slots(ranked, max_tokens, counter))
     packer = _Packer(max_tokens, quota, order, counter, contexts, turns)
-    if query is not None:
-        if not isinstance(query, str):
-            raise InvalidQueryError(f"query must be a string, got {type(query).__name__}")
-        packer.terms = query_terms(query)
+    if terms is not None:
+        packer.terms = terms
     if excerpt_paragraphs is not None:
         packer.paragraphs = check_bool(excerpt_paragraphs, "excerpt_paragraphs")
     if excerpt_skip_heading is not None:
