@@ -259,7 +259,7 @@ def main() -> None:
         return
     if not args.records:
         ap.error("--records or --limit-probe")
-    seen: dict[str, dict[str, Any]] = {}
+    seen = {}
     for p in args.records:
         for r in json.loads(p.read_text())["records"]:
             seen.setdefault(r["qid"], r)

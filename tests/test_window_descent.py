@@ -15,11 +15,12 @@ import pytest
 from test_chunk_window import KEYWORDS, QUESTION, _find, _store, _unit
 from treehop import InvalidConfigError, RetrievalConfig
 from treehop.chunk_window import WINDOW_POOL
+from treehop.stores.embedded import EmbeddedStore
 
 DISTRACTORS = WINDOW_POOL + 10
 
 
-def _weak_answer() -> object:
+def _weak_answer() -> EmbeddedStore:
     """``ref.md``: ``WINDOW_POOL + 10`` chunks along one other direction, 0.55 down to 0.45
     to the query each (their windows gain next to nothing); ``guide.md``: one answer in
     three chunks, each 0.40 alone (below every ``ref.md`` chunk, so outside the window's
@@ -34,8 +35,10 @@ def _weak_answer() -> object:
     return _store(chunks, {})
 
 
-def _top(store: object, cfg: RetrievalConfig, limit: int, query: str = QUESTION) -> list[str]:
-    return [u for u, _, _ in _find(store, query, cfg, limit=limit)]  # type: ignore[arg-type]
+def _top(
+    store: EmbeddedStore, cfg: RetrievalConfig, limit: int, query: str = QUESTION
+) -> list[str]:
+    return [u for u, _, _ in _find(store, query, cfg, limit=limit)]
 
 
 def test_the_first_results_depended_on_the_limit_asked() -> None:
@@ -43,7 +46,7 @@ def test_the_first_results_depended_on_the_limit_asked() -> None:
     outside the window's pool, unlifted, below ``ref.md``'s first; at ``limit=15`` (a pool
     of 45) the same answer is lifted to the first slot."""
     store = _weak_answer()
-    small = _find(store, QUESTION, RetrievalConfig(), limit=3)  # type: ignore[arg-type]
+    small = _find(store, QUESTION, RetrievalConfig(), limit=3)
     assert small[0][0].startswith("ref.md")
     w = RetrievalConfig().question_dense_weight or 0.0
     guide = [score for u, score, _ in small if u.startswith("guide.md")]
@@ -80,4 +83,4 @@ def test_the_default_is_off() -> None:
 def test_a_non_bool_is_refused(bad: object) -> None:
     assert RetrievalConfig(question_window_descent=True).question_window_descent is True
     with pytest.raises(InvalidConfigError, match="question_window_descent"):
-        RetrievalConfig(question_window_descent=bad)
+        RetrievalConfig(question_window_descent=bad)  # type: ignore[arg-type]
