@@ -327,6 +327,18 @@ class RetrievalConfig(ConfigModel):
     ``False``: a chunk is scored on its own text. Chosen with
     ``question_document_penalty`` on the nine natural-question dev halves (bench/README.md,
     "Natural questions, round 9 (ranking)")."""
+    question_window_descent: bool = False
+    """For a question-shaped query over documents with ``question_chunk_window``: the descent
+    (its stop rule and deeper global steps) settles as many candidates as the chunk window
+    reads (the larger of :data:`~treehop.chunk_window.WINDOW_POOL` and three times the
+    ``limit``), not only the ``limit``, and the window lifts *every* chunk the descent
+    collected, not only the best pool on their own scores. Why: a chunk's own score says
+    nothing of its window's, yet only the pool's chunks could be lifted, and the pool grows
+    with the ``limit``: find's first ten results depended on the limit asked (issue 33,
+    stop 72: flex-faq's dev half, "How can I build a two-pass scanner?", the answer's chunk
+    is second at ``limit=50``, where its own score, far below the tenth, is still inside
+    the pool, and in none of the ten at ``limit=10``). Off by default (screened on the dev
+    halves: bench/README.md, "(helper quality76)")."""
     question_document_penalty: float = Field(default=0.02, ge=0.0, le=1.0)
     """For a question-shaped query over documents: each further slot of a document gives up
     this much (times the query's dense weight) per slot of the same document above it, and

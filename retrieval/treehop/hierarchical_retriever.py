@@ -387,6 +387,8 @@ class HierarchicalRetriever:
         state = self._new_descent(q)
         if descent_limit is not None:
             state.limit = descent_limit
+        elif self._window_descent(q):
+            state.limit = max(state.limit, WINDOW_POOL, 3 * req.limit)
         hits = await self._global_search(q, state, self.config.global_search_topk, result)
         await self._start(q, state, hits, result)
         await self._add_tag_hops(q, state, hits, result)
@@ -418,6 +420,19 @@ class HierarchicalRetriever:
                 state.stop_reason = f"top-{req.limit} unchanged for {rounds} rounds"
                 break
         return q, state, result
+
+    def _window_descent(self, q: _Query) -> bool:
+        """Whether the descent settles the chunk window's pool rather than the ``limit``
+        (``question_window_descent``): a question over documents whose best collected
+        chunks the window lifts (:meth:`_chunk_window`, vector track only: a reranked
+        descent has no bound to settle)."""
+        cfg = self.config
+        return (
+            cfg.question_window_descent
+            and q.question
+            and cfg.question_chunk_window
+            and not (q.req.mode is RetrievalMode.THINKING and self.reranker is not None)
+        )
 
     async def _conclude(
         self, q: _Query, state: Descent, result: QueryResult, t0: float
@@ -1038,7 +1053,7 @@ class HierarchicalRetriever:
             return
         cands = [c for c in state.collected.values() if c.is_leaf and c.chunk_index is not None]
         pool = max(WINDOW_POOL, 3 * q.req.limit)
-        if len(cands) > pool:
+        if len(cands) > pool and not self._window_descent(q):
             cands = heapq.nlargest(pool, cands, key=operator.attrgetter("final.vec"))
         near = [neighbour_uris(c.uri, c.chunk_index) for c in cands]
         if not any(near):
