@@ -36,7 +36,9 @@ EMB = WordHashEmbeddings()
 @pytest.fixture(scope="module")
 def client() -> Iterator[Treehop]:
     c = Treehop(None, embedder=LangChainEmbedder(EMB), tagger=None)
-    c.add_resource(("Key rotation runs nightly. " * 40 + "\n\n") * 30, is_text=True, target_uri=LONG)
+    c.add_resource(
+        ("Key rotation runs nightly. " * 40 + "\n\n") * 30, is_text=True, target_uri=LONG
+    )
     c.add_resource("Key rotation, short.", is_text=True, target_uri="viking://resources/short")
     yield c
     c.close()
@@ -47,6 +49,7 @@ def test_every_chunk_of_a_nameless_text_shows_one_file_name(client: Treehop) -> 
     got = store.query(
         VectorStoreQuery(query_embedding=EMB.embed_query("key rotation"), similarity_top_k=6)
     ).nodes
+    assert got is not None
     chunks = [n for n in got if n.node_id.startswith(LONG + "#chunk-")]
     assert len(chunks) >= 2
     assert {n.metadata["file_name"] for n in chunks} == {"long note"}
@@ -65,7 +68,7 @@ def test_control_an_unchunked_text_shows_its_last_segment(client: Treehop) -> No
 
 
 _SEGMENT = st.text(
-    alphabet=st.characters(blacklist_characters="/#", blacklist_categories=("Cs",)), min_size=1
+    alphabet=st.characters(blacklist_characters="/#", blacklist_categories=["Cs"]), min_size=1
 )
 
 

@@ -18,8 +18,9 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from test_usage57_cli import _factory  # (the CLI on the test bag of words)
 from treehop import Treehop
-from treehop.cli import ClientOptions, main
+from treehop.cli import main
 from treehop.errors import InvalidURIError
 
 from treehop_test_doubles import BagOfWordsEmbedder
@@ -70,10 +71,6 @@ def test_control_an_ordinary_invalid_uri_is_still_quoted_whole(client: Treehop) 
         client.read("viking://resources//a.md")
     with pytest.raises(InvalidURIError, match=r"URI 'https://host\.example/a\.md' must start"):
         client.ls("https://host.example/a.md")
-
-
-def _factory(options: ClientOptions) -> Treehop:
-    return Treehop(options.path, user=options.user, embedder=BagOfWordsEmbedder())
 
 
 def test_treehop_eval_label_with_credentials_is_not_printed(
