@@ -108,7 +108,7 @@ from .models import (
 )
 from .postprocess import apply_rerank_threshold, diffuse_chunks, group_chunks
 from .reader_processes import ReaderPool
-from .redaction import listed
+from .redaction import MODEL_NAME_CHARS, listed, shown_name
 from .rerankers.base import BaseReranker, Reranker
 from .search_options import SEARCH_OPTIONS, SearchKwargs, SearchOptions
 from .sessions import Session, SessionStore, UserSessions
@@ -362,9 +362,12 @@ class AsyncTreehop:
         former = call("the embedder", EmbeddingError, getattr, self.embedder, "former_names", ())
         name = self._embedder.name
         if stored and not same_vector_space(stored, name, former) and len(self.store) > 0:
+            # (each name cut, escaped and redacted: the stored one is whatever the index's
+            # manifest holds, and a 200,000-character name was echoed whole into the error,
+            # the CLI's stderr and an MCP client; helper attacks85)
             raise EmbeddingError(
-                f"this index was built with embedder {stored!r}; "
-                f"opening it with {name!r} would mix vector spaces"
+                f"this index was built with embedder {shown_name(stored, MODEL_NAME_CHARS)}; "
+                f"opening it with {shown_name(name, MODEL_NAME_CHARS)} would mix vector spaces"
             )
         meta["embedder"] = name
 

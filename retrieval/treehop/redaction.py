@@ -228,6 +228,11 @@ LISTED_NAMES = 5
 """How many names of the caller's input an error lists before "and N more"."""
 NAME_CHARS = 60
 """How many characters of each listed name an error shows."""
+MODEL_NAME_CHARS = 200
+"""How many characters of an embedder's name an error shows (:func:`shown_name`). Why a
+bound (helper attacks85): the name an index was built with is read from its manifest, and a
+200,000-character one was echoed whole by "would mix vector spaces" and by the CLI's
+``_BuiltWith`` (an MCP tool's answer)."""
 
 
 def shown_name(name: object, limit: int = NAME_CHARS) -> str:

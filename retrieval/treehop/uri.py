@@ -15,6 +15,7 @@ from urllib.parse import unquote
 
 from .errors import InvalidURIError
 from .models import ContextType
+from .redaction import redact
 from .validation import has_invisible_format
 
 SCHEME = "viking://"
@@ -60,6 +61,18 @@ def unshown_in_new(text: str) -> str | None:
     return None
 
 
+def _shown(uri: str) -> str:
+    """A URI as an error quotes it: its repr, redacted (:func:`~treehop.redaction.redact`).
+
+    Why (helper attacks85): an error quoted the caller's URI whole, and a URI given where a
+    ``viking://`` one belongs is often a web address that carries credentials
+    (``https://bob:<token>@host/...``, ``?api_key=...``, a label in ``treehop eval``'s file,
+    a ``target_uri`` pasted from a browser): the token reached the exception, ``treehop``'s
+    stderr and an MCP tool's answer. The URI is at most :data:`MAX_URI_LENGTH` characters
+    here (checked first), and :func:`redact` is linear."""
+    return redact(repr(uri))
+
+
 def check_new(uri: str) -> str:
     """``uri`` (resolved) for a node about to be *written*: :func:`normalize` also refuses
     here what :func:`unshown_in_new` names, as ingest skips a file name holding one. Every
@@ -72,7 +85,7 @@ def check_new(uri: str) -> str:
     why = unshown_in_new(uri)
     if why is not None:
         shown = uri.encode("unicode_escape").decode("ascii")
-        raise InvalidURIError(f"URI {shown[:200]!r} contains {why}")
+        raise InvalidURIError(f"URI {_shown(shown[:200])} contains {why}")
     return uri
 
 
@@ -134,11 +147,11 @@ def _normalize(uri: str, user: str) -> str:
     if len(uri) > MAX_URI_LENGTH:
         raise InvalidURIError(f"URI longer than {MAX_URI_LENGTH} characters")
     if not uri.startswith(SCHEME):
-        raise InvalidURIError(f"URI {uri!r} must start with {SCHEME!r}")
+        raise InvalidURIError(f"URI {_shown(uri)} must start with {SCHEME!r}")
     if any("\ud800" <= ch <= "\udfff" for ch in uri):
         raise InvalidURIError("URI contains a lone surrogate (not valid Unicode text)")
     if _FORBIDDEN_CHARS.search(uri):
-        raise InvalidURIError(f"URI {uri!r} contains control characters or backslashes")
+        raise InvalidURIError(f"URI {_shown(uri)} contains control characters or backslashes")
     body = uri[len(SCHEME) :].rstrip("/")
     fragment = ""
     if CHUNK_MARK[:1] in body:
@@ -146,9 +159,9 @@ def _normalize(uri: str, user: str) -> str:
         fragment = "#" + frag
         if not re.fullmatch(r"#chunk-\d{1,6}", fragment):
             raise InvalidURIError(
-                f"URI {uri!r} has an invalid fragment {fragment!r}; a '#' in a file or "
+                f"URI {_shown(uri)} has an invalid fragment {_shown(fragment)}; a '#' in a file or "
                 f"folder name is written %23 in a URI, as ls / tree show it: "
-                f"{uri.replace('#', '%23')!r}"
+                f"{_shown(uri.replace('#', '%23'))}"
             )
     segments = body.split("/")
     if len(segments) > MAX_URI_DEPTH:
@@ -157,26 +170,30 @@ def _normalize(uri: str, user: str) -> str:
         )
     for seg in segments:
         if seg == "" and body != "":
-            raise InvalidURIError(f"URI {uri!r} has an empty path segment")
+            raise InvalidURIError(f"URI {_shown(uri)} has an empty path segment")
         if name_leaves_root(unquote(seg)):
-            raise InvalidURIError(f"URI {uri!r} tries to leave its root ({seg!r})")
+            raise InvalidURIError(f"URI {_shown(uri)} tries to leave its root ({seg!r})")
     validate_user(user)
     head = segments[0]
     if head == "resources":
         resolved = SCHEME + body
     elif head == "~":
         if len(segments) < 2 or segments[1] not in {"memories", "skills"}:
-            raise InvalidURIError(f"URI {uri!r}: the user space holds only 'memories' and 'skills'")
+            raise InvalidURIError(
+                f"URI {_shown(uri)}: the user space holds only 'memories' and 'skills'"
+            )
         resolved = user_root(user) + "/" + "/".join(segments[1:])
     elif head == "user":
         if len(segments) < 2 or segments[1] != user:
-            raise InvalidURIError(f"URI {uri!r} reaches into another user's space")
+            raise InvalidURIError(f"URI {_shown(uri)} reaches into another user's space")
         if len(segments) > 2 and segments[2] not in {"memories", "skills"}:
-            raise InvalidURIError(f"URI {uri!r}: the user space holds only 'memories' and 'skills'")
+            raise InvalidURIError(
+                f"URI {_shown(uri)}: the user space holds only 'memories' and 'skills'"
+            )
         resolved = SCHEME + body
     else:
         raise InvalidURIError(
-            f"URI {uri!r} is outside the known roots "
+            f"URI {_shown(uri)} is outside the known roots "
             f"({RESOURCES_ROOT}, {MEMORIES_ROOT}, {SKILLS_ROOT})"
         )
     return resolved + fragment
@@ -227,7 +244,7 @@ def context_type_of(uri: str) -> ContextType:
             return ContextType.MEMORY
         if len(parts) >= 2 and parts[1].split("#")[0] == "skills":
             return ContextType.SKILL
-    raise InvalidURIError(f"URI {uri!r} belongs to no context type")
+    raise InvalidURIError(f"URI {_shown(uri)} belongs to no context type")
 
 
 def segment_count(uri: str) -> int:

@@ -93,7 +93,12 @@ def check_strings(
     bad = next((i for i, v in enumerate(out) if not isinstance(v, str)), None)
     if bad is not None:
         raise error(f"{what} must be strings, got {type(out[bad]).__name__}")
-    return out
+    # Each as the plain string it holds. Why (helper attacks85): a ``str`` subclass passes
+    # ``isinstance`` with its own methods, and a caller's ``startswith`` / ``__hash__`` /
+    # ``__eq__`` that raise or lie then ran inside the read (``PassageIndex.get``: a
+    # ``RuntimeError`` out of ``get_by_ids``), as a subclass's ``__len__`` did in the query
+    # checks (helper attacks71).
+    return [v if type(v) is str else str.__str__(v) for v in out]
 
 
 def check_query(query: object) -> str:

@@ -55,7 +55,7 @@ from ..ingest.loaders import (
     skipped_for_suffix,
 )
 from ..models import ContextType, RetrievalMode
-from ..redaction import MASK, redact
+from ..redaction import MASK, MODEL_NAME_CHARS, redact, shown_name
 from ..stores.embedded import EmbeddedStore
 from . import _render as render
 
@@ -146,7 +146,8 @@ class _BuiltWith(BaseEmbedder):
         # (what works is said here too: ``treehop mcp`` serves such an index read-only, and
         # its client sees this as the ``find`` / ``search`` / ``context`` tools' error)
         raise EmbeddingError(
-            f"cannot embed a query: the index was built with embedder {self.name!r}, which "
+            f"cannot embed a query: the index was built with embedder "
+            f"{shown_name(self.name, MODEL_NAME_CHARS)}, which "
             "the CLI and treehop mcp do not load; ls, tree and read work on it as it is "
             "(search it from Python with that model: Treehop(path, embedder=...))"
         )
@@ -860,7 +861,7 @@ def cmd_eval(ctx: _Ctx) -> int:
     report = _eval.evaluate(queries, rankings, k, files_only=a.files_only)
     report.unknown_relevant = unknown
     for qid, uris in unknown.items():
-        print(f"warning: query {qid}: not in the index: {_listing(uris, 3)}", file=ctx.err)
+        print(redact(f"warning: query {qid}: not in the index: {_listing(uris, 3)}"), file=ctx.err)
     if a.json:
         ctx.json(report.as_json())
         return ExitCode.OK
@@ -1871,9 +1872,12 @@ def _code_for(exc: TreehopError) -> ExitCode:
 
 
 def _report(err: TextIO, message: str, hint: str | None) -> None:
-    print(f"treehop: error: {render.printable(message)}", file=err)
+    # (redacted as the log lines are: an error or hint quoting what the caller gave, a URI
+    # with ``user:token@`` or a file's line, printed a credential to the terminal and any log
+    # of it; helper attacks85)
+    print(f"treehop: error: {redact(render.printable(message))}", file=err)
     for line in (hint or "").splitlines():
-        print(f"  {render.printable(line)}", file=err)  # (a hint may repeat a URI)
+        print(f"  {redact(render.printable(line))}", file=err)  # (a hint may repeat a URI)
 
 
 def main(argv: Sequence[str] | None = None, *, client_factory: ClientFactory | None = None) -> int:
