@@ -1629,8 +1629,10 @@ def _option_of_commands(
 
 def _named_alike(name: str, meant: str) -> bool:
     """Whether an unknown option's ``name`` (its dashes stripped) reads as ``meant``: another
-    tool's count name (:data:`_COUNT_NAMES`) or a spelling close *as a name* (difflib's own
-    cutoff, 0.6, on the names without their dashes).
+    tool's count name (:data:`_COUNT_NAMES`) or a spelling close *as a name*: a ratio of at
+    least 0.7 on the names without their dashes (a dropped or swapped letter of a four-letter
+    name, ``--lmit``, ``--mdoe``, ``--usr``, is 0.75 or more; difflib's own 0.6 let two
+    shared letters of a six-letter word through: ``--secret`` read as ``--user``).
 
     Why (helper review72): :func:`_meant_option` compares the dashed spellings, where the
     shared ``--`` counts as two matching characters, and :func:`_option_of_commands` asks it
@@ -1642,7 +1644,7 @@ def _named_alike(name: str, meant: str) -> bool:
     bare = name.lower().replace("_", "-")
     if bare in _COUNT_NAMES:
         return True
-    return difflib.SequenceMatcher(None, bare, meant.lstrip("-")).ratio() >= 0.6
+    return difflib.SequenceMatcher(None, bare, meant.lstrip("-")).ratio() >= 0.7
 
 
 def _parse(parser: argparse.ArgumentParser, argv: Sequence[str]) -> argparse.Namespace:
