@@ -63,3 +63,18 @@ def test_a_key_given_with_no_command_is_never_printed(
     text = _error(argv)
     assert key not in text, text
     assert "***" in text, text
+
+
+def test_an_unrelated_word_is_not_hinted_as_some_commands_option() -> None:
+    """Helper review72: the fuzzy match over every command's options compared the dashed
+    spellings (``--`` two matching characters), so any word found a "close" option in some
+    command: ``--verbose`` read as ``--role``, ``--quiet`` as ``--user``, ``--debug`` as
+    ``--mode``, ``--secret`` as ``--user``. A typo of a real option still reads as it
+    (``--lmit``: the test above; ``--limt``, ``--mdoe``, ``--usr`` here)."""
+    for word in ("--verbose", "--quiet", "--debug", "--secret"):
+        text = _error([word])
+        assert "a command is missing; unrecognized arguments: " + word in text, text
+        assert "reads as" not in text, text
+    for typo, meant in (("--limt", "--limit"), ("--mdoe", "--mode"), ("--usr", "--user")):
+        text = _error([typo, "3"])
+        assert f"{typo} reads as {meant}, an option of " in text, text

@@ -1222,18 +1222,18 @@ def _duplicates_last(hits: list[MatchedContext]) -> list[MatchedContext]:
 
 LEXICAL_LEAD = False
 """With a query, the one document slot whose hit text holds the query's words best
-(:func:`treehop.lexical_lead.lexical_leader`: distinct query words, each weighted by how few
-of the slots hold it; above every other slot, no tie) is placed right after the top slot
-when find() ranked it third or lower. Only the block's order changes: the slots and their
-texts stay as ``find`` made them; conversation turns and memories never move. Why: the
-1,000-token answers flat hybrid delivers and find()'s block misses are mostly questions whose
-words stand in the answer passage, which find() ranked below slots that fill the block
-(bench/README.md, "Lexical questions find()'s block loses to flat hybrid ... (helper
-quality77)"). No constant. Off: on the 97 natural-question dev halves (3,511 questions) it
-fires on 852 blocks at 1,000 tokens; ctx@1,000 +0.0029 (interval -0.0013..+0.0073, 36 won /
-30 lost), 500 -0.0003 (56 / 55), 2,000 +0.0011; the nine lose at 1,000 (cranfield 0 / 5):
-where it fires, the lexical leader is the answer's slot less often (97) than the second slot
-it displaces (118)."""
+(:func:`treehop.lexical_lead.lexical_leader`: distinct query words, each weighted by how few of the
+slots hold it; above every other slot, no tie) is placed right after the top slot when find() ranked
+it third or lower. Only the block's order changes: the slots and their texts stay as ``find`` made
+them; a conversation turn or a memory is never the slot placed second (each slot between the second
+and the leader's place, whatever its kind, goes one place down). Why: the 1,000-token answers flat
+hybrid delivers and find()'s block misses are mostly questions whose words stand in the answer
+passage, which find() ranked below slots that fill the block (bench/README.md, "Lexical questions
+find()'s block loses to flat hybrid ... (helper quality77)"). No constant. Off: on the 97
+natural-question dev halves (3,511 questions) it fires on 852 blocks at 1,000 tokens; ctx@1,000
++0.0029 (interval -0.0013..+0.0073, 36 won / 30 lost), 500 -0.0003 (56 / 55), 2,000 +0.0011; the
+nine lose at 1,000 (cranfield 0 / 5): where it fires, the lexical leader is the answer's slot less
+often (97) than the second slot it displaces (118)."""
 
 
 def _lexical_lead(ranked: list[MatchedContext], terms: frozenset[str]) -> list[MatchedContext]:

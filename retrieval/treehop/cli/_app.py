@@ -1620,12 +1620,32 @@ def _option_of_commands(
     if not exact and fuzzy and (len(name) >= 3 or name.lower() in _COUNT_NAMES):
         for path, sub in commands:
             meant = _meant_option(sub, typed)
-            if meant is not None:
+            if meant is not None and _named_alike(name, meant):
                 exact.setdefault(meant, []).append(path)
     if not exact:
         return None, []
     meant = max(exact, key=lambda o: len(exact[o]))  # (the one most commands read; first on ties)
     return meant, exact[meant]
+
+
+def _named_alike(name: str, meant: str) -> bool:
+    """Whether an unknown option's ``name`` (its dashes stripped) reads as ``meant``: another
+    tool's count name (:data:`_COUNT_NAMES`) or a spelling close *as a name*: a ratio of at
+    least 0.7 on the names without their dashes (a dropped or swapped letter of a four-letter
+    name, ``--lmit``, ``--mdoe``, ``--usr``, is 0.75 or more; difflib's own 0.6 let two
+    shared letters of a six-letter word through: ``--secret`` read as ``--user``).
+
+    Why (helper review72): :func:`_meant_option` compares the dashed spellings, where the
+    shared ``--`` counts as two matching characters, and :func:`_option_of_commands` asks it
+    of every command: some command always had an option "close" to any word, and
+    ``treehop --verbose`` was hinted as ``--role``, ``--quiet`` as ``--user``, ``--debug``
+    as ``--mode``, each to be given after a command that has no such meaning."""
+    import difflib
+
+    bare = name.lower().replace("_", "-")
+    if bare in _COUNT_NAMES:
+        return True
+    return difflib.SequenceMatcher(None, bare, meant.lstrip("-")).ratio() >= 0.7
 
 
 def _parse(parser: argparse.ArgumentParser, argv: Sequence[str]) -> argparse.Namespace:
