@@ -29,6 +29,13 @@ The rule, applied in one linear pass per pattern:
    ``unexpected token: '}'`` and prose are left alone. The name is matched from a word's
    start (its one word boundary) by a lazy run of word characters: each word is scanned
    once, so the pattern stays linear.
+5. So is a token in a shape vendors give their keys, named or not (:data:`_VENDOR_KEY`):
+   ``sk-...`` (OpenAI, Anthropic ``sk-ant-...``), ``ghp_`` / ``github_pat_`` (GitHub),
+   ``hf_`` (Hugging Face), ``xoxb-`` (Slack), ``glpat-`` (GitLab), ``AKIA...`` (AWS key
+   ids), ``AIza...`` (Google). Why (stop 72, helper review72): a key pasted as the value
+   of an option whose name says nothing (``treehop --limit sk-proj-...``, a key given to
+   ``--index`` by mistake) was printed whole in the usage error, and argparse quotes such
+   a value in its own "invalid int value: 'sk-...'".
 
 Why a process-wide registry rather than per-client scrubbing: the places that *report* a failure
 (the retriever's rerank fallback, the intent analyzer, the session store) do not know which
@@ -99,6 +106,20 @@ _HEADER_VALUE = re.compile(
 )
 
 
+_VENDOR_KEY = re.compile(
+    r"(?<![A-Za-z0-9_-])(?:"
+    r"sk-[A-Za-z0-9_-]{20,}"
+    r"|(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,}"
+    r"|hf_[A-Za-z0-9]{30,}|xox[abprs]-[A-Za-z0-9-]{10,}|glpat-[A-Za-z0-9_-]{20,}"
+    r"|AKIA[0-9A-Z]{16}|AIza[0-9A-Za-z_-]{35}"
+    r")"
+)
+"""The shapes vendors give their API keys (a prefix, then a long run of key characters),
+matched as a whole token: ``sk-learn`` or ``hf_hub`` are too short to match, and a run must
+start the token (no letter, digit, ``_`` or ``-`` before it), so each token is tried once at
+its start and the scan stays linear."""
+
+
 def register_secret(value: str | None) -> None:
     """Remember a secret so that :func:`redact` hides it from now on (idempotent)."""
     global _exact
@@ -149,6 +170,7 @@ def redact(text: object) -> str:
     # request's URL at INFO ("HTTP Request: POST https://host/v1?key=AIza..."), and the log
     # filter (:class:`RedactingFilter`) redacts with this function.
     s = _SECRET_PARAM.sub(lambda m: f"{m.group(1)}={MASK}", s)
+    s = _VENDOR_KEY.sub(MASK, s)
     return _HEADER_VALUE.sub(lambda m: m.group(1) + MASK, s)
 
 
