@@ -68,6 +68,7 @@ ds.ensure_treehop_importable()
 
 from treehop import RetrievalConfig, Treehop  # noqa: E402
 from treehop.context_assembly import TokenCounter, default_token_counter  # noqa: E402
+from treehop.ingest import summaries  # noqa: E402
 from treehop.lexical import LexicalIndex  # noqa: E402
 from treehop.models import MatchedContext  # noqa: E402
 from treehop.stores.base import Scope  # noqa: E402
@@ -1335,6 +1336,12 @@ def main(argv: Sequence[str] | None = None) -> None:
         help="RetrievalConfig settings for every treehop row, 'key=value' comma-separated "
         "(e.g. 'question_context_chars=2400,document_context_chars=1600')",
     )
+    ap.add_argument(
+        "--abstracts-as-read",
+        action="store_true",
+        help="file and directory abstracts keep their first sentence as written "
+        "(treehop.ingest.summaries.ABSTRACTS_AS_READ, off by default) for every treehop row",
+    )
     ap.add_argument("--json", type=Path, help="write every row to this JSON file (after every set)")
     ap.add_argument(
         "--resume",
@@ -1397,6 +1404,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     if set(only_shapes) - set(SHAPES):
         raise SystemExit(f"unknown shape(s) in --only-shapes; known: {', '.join(SHAPES)}")
     cached = bench_embedder(args.embedder)
+    if args.abstracts_as_read:
+        summaries.ABSTRACTS_AS_READ = True
     settings = {
         "embedder": cached.key,
         "chunk_chars": args.chunk_chars,
@@ -1406,6 +1415,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         "only_shapes": only_shapes,
         "budgets": budgets,
     }
+    if summaries.ABSTRACTS_AS_READ:  # only when on: a file written before it still resumes
+        settings["abstracts_as_read"] = True
     table: list[TableRow] = []
     notes: list[str] = []
     done: set[str] = set()
@@ -1416,6 +1427,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         notes.append(f"treehop chunk_chars {args.chunk_chars} (find() and flat rows)")
     if config:
         notes.append(f"RetrievalConfig for every treehop row: {config}")
+    if summaries.ABSTRACTS_AS_READ:
+        notes.append("file and directory abstracts as read (ABSTRACTS_AS_READ)")
     ranks: list[dict[str, Any]] | None = [] if args.ranks else None
     t0 = time.perf_counter()
     for name in names:

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from ..errors import InvalidConfigError
 from .markup import (
     adornment_char,
     atx_heading,
@@ -62,6 +63,19 @@ underscore at a word's edge and a block quote's ``>``. An underscore inside a wo
 (``<robert@debian.org>``, ``a -> b``) are text: :data:`_MARKUP_CHARS` wrote
 ``STIMEFORMAT`` and ``<robert@debian.org`` into the passages' abstracts that the CLI, the MCP
 ``find`` and the integrations' ``abstract`` show (helper usage83)."""
+ABSTRACTS_AS_READ = False
+"""A file's and a directory's abstract take their first sentence as a reader sees it
+(``first_sentence(..., as_read=True)``, as a passage's abstract does since helper usage83):
+``S_TIME_FORMAT`` and ``gen_numa`` stay whole, a plain-text ``<a@b.org>`` keeps its ``>``.
+These abstracts are embedded and the global step ranks by them, so this is a quality change,
+screened on the natural-question dev halves before it may be the default (bench/README.md,
+"File and folder abstracts as read (helper quality78)"). Read when a summary is written, so a
+bench can set it for a whole run; :class:`ExtractiveSummarizer` ``(abstracts_as_read=)``
+overrides it for one summariser. Off: on the 99 natural-question dev halves (3,550
+questions, ``bench_natural.py --dev --rows find,flat-hybrid`` with and without
+``--abstracts-as-read``) it moved 3 questions in 2 sets: nDCG@10 +0.0000 (1 won, 1 lost),
+ctx@1000 unchanged, ctx@500 and ctx@2000 one answer lost each (inn-faq, whose FAQ file's
+abstract became its title alone: a sentence that starts with the title gives the title)."""
 _STRUCTURED = frozenset({"markdown", "html", "rst"})
 """The kinds whose text carries markup; plain text and code have none to drop."""
 _NON_SPACE = re.compile(r"\S")
@@ -324,7 +338,30 @@ def child_line(c: ChildSummary) -> str:
 
 
 class ExtractiveSummarizer:
-    """The default summariser: headings and first sentences, bounded in length."""
+    """The default summariser: headings and first sentences, bounded in length.
+
+    ``abstracts_as_read``: whether a file's and a directory's abstract keep their first
+    sentence as written (:data:`ABSTRACTS_AS_READ`; ``None``, the default: that module
+    setting, read at each summary). Anything but a bool or ``None`` is an
+    :class:`~treehop.errors.InvalidConfigError` here, before any text is read, not a
+    truthy value silently taken for ``True``."""
+
+    abstracts_as_read: bool | None = None
+    """Also a class default: a subclass whose ``__init__`` skips this one's still reads it."""
+
+    def __init__(self, abstracts_as_read: bool | None = None) -> None:
+        if abstracts_as_read is not None and not isinstance(abstracts_as_read, bool):
+            raise InvalidConfigError(
+                "abstracts_as_read must be True, False or None, "
+                f"got {type(abstracts_as_read).__name__}"
+            )
+        self.abstracts_as_read = abstracts_as_read
+
+    def _as_read(self) -> bool:
+        """This summariser's setting, else :data:`ABSTRACTS_AS_READ` (read now)."""
+        if self.abstracts_as_read is None:
+            return ABSTRACTS_AS_READ
+        return self.abstracts_as_read
 
     def summarize_file(self, name: str, text: str, kind: str) -> tuple[str, str]:
         outline: list[str] = []
@@ -341,7 +378,7 @@ class ExtractiveSummarizer:
                     m = _CODE_DEF.match(ln)
                     if m:
                         outline.append(m.group(1))
-        sent = first_sentence(text, kind)
+        sent = first_sentence(text, kind, as_read=self._as_read())
         # A title that is only a label (a plain-text entry's ``13.`` line, a ``## 3.4.``
         # heading whose question is gone) names nothing: the file's name and first sentence
         # (which starts with the label) say more.
@@ -361,7 +398,7 @@ class ExtractiveSummarizer:
     def summarize_directory(
         self, name: str, children: Sequence[ChildSummary], readme: str | None
     ) -> tuple[str, str]:
-        abstract = _directory_abstract(name, children, readme)
+        abstract = _directory_abstract(name, children, readme, self._as_read())
         lines = [child_line(c) for c in children]
         overview = abstract + ("\n" + "\n".join(lines) if lines else "")
         return _clip(abstract, ABSTRACT_CHARS), overview[:OVERVIEW_CHARS]
@@ -380,7 +417,7 @@ class ExtractiveSummarizer:
             return False
         if not readme and len(children) < 4:
             return False
-        size = len(_directory_abstract(name, children, readme))
+        size = len(_directory_abstract(name, children, readme, self._as_read()))
         for c in children:
             size += len(child_line(c)) + 1  # "\n" + the line
             if size >= OVERVIEW_CHARS:
@@ -388,7 +425,9 @@ class ExtractiveSummarizer:
         return False
 
 
-def _directory_abstract(name: str, children: Sequence[ChildSummary], readme: str | None) -> str:
+def _directory_abstract(
+    name: str, children: Sequence[ChildSummary], readme: str | None, as_read: bool = False
+) -> str:
     """A directory's abstract before its clip: its own page's title (else the folder's name)
     and first sentence, else the folder's name and the first parts of its first 4 children's
     abstracts.
@@ -401,7 +440,7 @@ def _directory_abstract(name: str, children: Sequence[ChildSummary], readme: str
     if readme:
         kind = "rst" if looks_like_rst(readme) else "markdown"
         title = parse(readme, kind).title if kind == "rst" or could_have_heading(readme) else ""
-        sentence = first_sentence(readme, kind)
+        sentence = first_sentence(readme, kind, as_read=as_read)
         if title and not is_label(title):
             title = " ".join(title.split())[:ABSTRACT_CHARS]
             return title if not sentence or sentence.startswith(title) else f"{title}: {sentence}"
