@@ -492,6 +492,11 @@ change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py
   cython-faq rule (:func:`split_pod_faq`, unchanged, after runs of blank lines made one),
   beside the manual's other POD pages and the modules' POD (:func:`mason_faq_set`). Built in
   stop 72 and measured once: an untuned check (helper heldout89).
+* ``embperl-faq``: Embperl's FAQ (Debian ``libembperl-perl``, ``Embperl/Faq.pod``: POD,
+  ~65 ``=head2`` entries under ``=head1`` groups): every question deleted by the cython-faq
+  rule (:func:`split_pod_page_faq`, unchanged), beside the library's other documentation as
+  ``perldoc`` shows it (:func:`embperl_faq_set`). Built in stop 72 and measured once: an
+  untuned check (helper heldout90).
 * ``xboard-faq``: XBoard and WinBoard's FAQ (Debian ``xboard``, ``FAQ.html``: hand-written
   HTML, ~60 labelled ``<h3>`` questions under four ``<h2>`` groups): every question and the
   contents lists deleted (:func:`split_xboard_faq`), beside the engine protocol page, the
@@ -658,6 +663,7 @@ HELD_OUT_SETS = (
     "pdl-faq",
     "net-ldap-faq",
     "mason-faq",
+    "embperl-faq",
 )
 """Natural-question sets that no screening script reads by default (``--sets`` names them):
 measured once per change as an untuned check of whether a method chosen on the sets above
@@ -15084,6 +15090,70 @@ def mason_faq_set() -> NaturalSet:
     )
 
 
+# --------------------------------------------------------------------------------------
+# A Perl library's FAQ kept as a .pod page beside its manual pages and modules (Embperl),
+# read by the cython-faq rule after POD's runs of blank lines are made one
+# --------------------------------------------------------------------------------------
+
+EMBPERL_PACKAGE = "libembperl-perl"
+EMBPERL_DOC = "usr/lib/x86_64-linux-gnu/perl5/5.36"
+"""Where Debian's ``libembperl-perl`` (an XS module, so under the arch's Perl tree) installs
+Embperl: ``Embperl.pm`` with ``Embperl.pod`` beside it, and the ``Embperl/`` tree holding the
+manual as POD pages (``Config.pod``, ``Intro.pod``, ``IntroEmbperlObject.pod``,
+``TipsAndTricks.pod``, ``Faq.pod``...) beside the modules (``Form/``, ``Syntax/``,
+``Recipe/``...), each with its POD inside, the form in which ``perldoc`` reads them."""
+EMBPERL_FAQ = "Embperl/Faq.pod"
+"""Embperl's FAQ as its authors keep it: ``Embperl::Faq``, ~65 ``=head2`` entries under
+``=head1`` groups ("Downloading, Compiling & Installing", "Common Problems", "Common
+Questions", "Escaping & Unescaping", "Debugging", "Customizing", "Optimizing &
+Fine-Tuning", "Additional Help"): "Can I use Embperl to send cookies?", "How do I load
+Embperl at server startup?", and stated problems ("Help! I got a SIGSEGV! Ack!"). Which entry
+asks is decided by the cython-faq rule (:func:`split_pod_page_faq`), not a list."""
+EMBPERL_MAX_PAGE_CHARS = 150_000
+"""A converted page over this stays out and is named (the value the other sets use, not
+chosen for this set)."""
+
+
+def embperl_faq_set() -> NaturalSet:
+    """Embperl's FAQ (Debian ``libembperl-perl``, ``Embperl/Faq.pod``: one POD page, ~65
+    ``=head2`` entries under ``=head1`` groups) with every question deleted by the cython-faq
+    rule (:func:`split_pod_page_faq` unchanged: a heading below the title asks when its title
+    ends with "?" and it has text of its own, outside an open question; group titles and
+    stated problems stay), beside the library's other documentation as ``perldoc`` shows it
+    (:func:`_perldoc_pages` unchanged: every other ``.pod`` page under :data:`EMBPERL_DOC`,
+    and the POD of every module without one, up to :data:`EMBPERL_MAX_PAGE_CHARS`; Perl code
+    is not documentation and is dropped by the reader). The copies under ``/usr/share/doc``
+    (the same pages as text, ``Faq.gz`` among them), the examples, changelogs, README, TODO
+    and the copyright are out, as for net-ldap-faq. Ids are the questions' slugs
+    (``embperl-faq:can-i-use-embperl-to-send-cookies``). Entries whose answer is under
+    :data:`MIN_ANSWER_WORDS` words are left out and named. Built in stop 72 and measured
+    once, with no change to the retriever: an untuned check (helper heldout90)."""
+    root, doc, _ = _packaged_doc(EMBPERL_PACKAGE, EMBPERL_DOC, EMBPERL_FAQ)
+    files, asked, qa, too_long = _perldoc_pages(
+        "embperl-faq", doc, (EMBPERL_FAQ,), EMBPERL_MAX_PAGE_CHARS
+    )
+    return _judged_package_set(
+        "embperl-faq",
+        root,
+        files,
+        asked,
+        lambda version, unjudged: (
+            f"Embperl FAQ from {EMBPERL_PACKAGE} {version} ({EMBPERL_DOC}/{EMBPERL_FAQ}, "
+            f"POD, one page, blank-line runs made one, {len(qa)} questions deleted by the "
+            "cython-faq rule: a heading below the title asks when it ends with '?' and has "
+            "its own text, outside an open question; group titles and stated problems kept) "
+            "+ the library's other "
+            f"documentation as perldoc shows it ({len(files) - 1} pages as markdown: each "
+            ".pod, else the POD inside the module's .pm, code dropped, modules without POD out; "
+            f"left out, over {EMBPERL_MAX_PAGE_CHARS} chars: {', '.join(too_long) or 'none'}); "
+            "/usr/share/doc copies, examples, changelogs, README, TODO and copyright out; "
+            "answer = the text under a question up to the next heading of its level or "
+            f"higher; left out, answer under {MIN_ANSWER_WORDS} words: "
+            f"{' | '.join(unjudged) or 'none'}"
+        ),
+    )
+
+
 BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "django-faq": lambda emb: django_faq_set(),
     "gitfaq": lambda emb: gitfaq_set(),
@@ -15186,6 +15256,7 @@ BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "pdl-faq": lambda emb: pdl_faq_set(),
     "net-ldap-faq": lambda emb: net_ldap_faq_set(),
     "mason-faq": lambda emb: mason_faq_set(),
+    "embperl-faq": lambda emb: embperl_faq_set(),
     "cranfield": cranfield_set,
     "pytest-derived": lambda emb: pytest_derived_set(),
 }
