@@ -14997,27 +14997,44 @@ def net_ldap_faq_set() -> NaturalSet:
     (``net-ldap-faq:what-is-a-search-base``). Entries whose answer is under
     :data:`MIN_ANSWER_WORDS` words are left out and named. Built in stop 72 and measured
     once, with no change to the retriever: an untuned check (helper heldout88)."""
-    root, doc, _ = _packaged_doc(NET_LDAP_PACKAGE, NET_LDAP_DOC, NET_LDAP_FAQ)
-    files, asked, qa, too_long = _perldoc_pages(
-        "net-ldap-faq", doc, (NET_LDAP_FAQ,), NET_LDAP_MAX_PAGE_CHARS
-    )
-    return _judged_package_set(
+    return _perldoc_faq_set(
         "net-ldap-faq",
+        "perl-ldap",
+        (NET_LDAP_PACKAGE, NET_LDAP_DOC, NET_LDAP_FAQ),
+        NET_LDAP_MAX_PAGE_CHARS,
+        kept="group titles and stated entries kept",
+        out="examples, changelogs, TODO, CREDITS and copyright out",
+    )
+
+
+def _perldoc_faq_set(
+    name: str, title: str, source: tuple[str, str, str], limit: int, *, kept: str, out: str
+) -> NaturalSet:
+    """A Perl library's POD FAQ (``source``: the Debian package, the folder the library is
+    installed in, the FAQ's path under it) with every question deleted by the cython-faq rule
+    (:func:`split_pod_page_faq`), beside the library's other documentation as ``perldoc``
+    shows it (:func:`_perldoc_pages`, pages up to ``limit`` characters): the one builder of
+    net-ldap-faq and embperl-faq, which differ only in names and in what their notes say was
+    ``kept`` as headings and left ``out`` of the corpus."""
+    package, doc_dir, faq = source
+    root, doc, _ = _packaged_doc(package, doc_dir, faq)
+    files, asked, qa, too_long = _perldoc_pages(name, doc, (faq,), limit)
+    return _judged_package_set(
+        name,
         root,
         files,
         asked,
         lambda version, unjudged: (
-            f"perl-ldap FAQ from {NET_LDAP_PACKAGE} {version} ({NET_LDAP_DOC}/{NET_LDAP_FAQ}, "
+            f"{title} FAQ from {package} {version} ({doc_dir}/{faq}, "
             f"POD, one page, blank-line runs made one, {len(qa)} questions deleted by the "
             "cython-faq rule: a heading below the title asks when it ends with '?' and has "
-            "its own text, outside an open question; group titles and stated entries kept) + "
-            "the library's other "
+            f"its own text, outside an open question; {kept}) + the library's other "
             f"documentation as perldoc shows it ({len(files) - 1} pages as markdown: each "
             ".pod, else the POD inside the module's .pm, code dropped, modules without POD out; "
-            f"left out, over {NET_LDAP_MAX_PAGE_CHARS} chars: {', '.join(too_long) or 'none'}); "
-            "examples, changelogs, TODO, CREDITS and copyright out; answer = the text under a "
-            "question up to the next heading of its level or higher; left out, answer under "
-            f"{MIN_ANSWER_WORDS} words: {' | '.join(unjudged) or 'none'}"
+            f"left out, over {limit} chars: {', '.join(too_long) or 'none'}); "
+            f"{out}; answer = the text under a question up to the next heading of its level "
+            f"or higher; left out, answer under {MIN_ANSWER_WORDS} words: "
+            f"{' | '.join(unjudged) or 'none'}"
         ),
     )
 
@@ -15128,29 +15145,13 @@ def embperl_faq_set() -> NaturalSet:
     (``embperl-faq:can-i-use-embperl-to-send-cookies``). Entries whose answer is under
     :data:`MIN_ANSWER_WORDS` words are left out and named. Built in stop 72 and measured
     once, with no change to the retriever: an untuned check (helper heldout90)."""
-    root, doc, _ = _packaged_doc(EMBPERL_PACKAGE, EMBPERL_DOC, EMBPERL_FAQ)
-    files, asked, qa, too_long = _perldoc_pages(
-        "embperl-faq", doc, (EMBPERL_FAQ,), EMBPERL_MAX_PAGE_CHARS
-    )
-    return _judged_package_set(
+    return _perldoc_faq_set(
         "embperl-faq",
-        root,
-        files,
-        asked,
-        lambda version, unjudged: (
-            f"Embperl FAQ from {EMBPERL_PACKAGE} {version} ({EMBPERL_DOC}/{EMBPERL_FAQ}, "
-            f"POD, one page, blank-line runs made one, {len(qa)} questions deleted by the "
-            "cython-faq rule: a heading below the title asks when it ends with '?' and has "
-            "its own text, outside an open question; group titles and stated problems kept) "
-            "+ the library's other "
-            f"documentation as perldoc shows it ({len(files) - 1} pages as markdown: each "
-            ".pod, else the POD inside the module's .pm, code dropped, modules without POD out; "
-            f"left out, over {EMBPERL_MAX_PAGE_CHARS} chars: {', '.join(too_long) or 'none'}); "
-            "/usr/share/doc copies, examples, changelogs, README, TODO and copyright out; "
-            "answer = the text under a question up to the next heading of its level or "
-            f"higher; left out, answer under {MIN_ANSWER_WORDS} words: "
-            f"{' | '.join(unjudged) or 'none'}"
-        ),
+        "Embperl",
+        (EMBPERL_PACKAGE, EMBPERL_DOC, EMBPERL_FAQ),
+        EMBPERL_MAX_PAGE_CHARS,
+        kept="group titles and stated problems kept",
+        out="/usr/share/doc copies, examples, changelogs, README, TODO and copyright out",
     )
 
 
