@@ -1617,6 +1617,8 @@ class PassageStore:
         for uri in {self.base if f is None else f for f in places.values()}:
             urimod.check_new(uri)
         existing = await client._io(self._lookup, list(planned))
+        if not replace:
+            await client._io(self._check_ids_name_no_other_node, planned)
         if not deferred:
             self._fresh = await self._embed_new(planned, existing, progress)
         old: list[str] = []
@@ -1746,6 +1748,52 @@ class PassageStore:
 
     def _leaf_uri(self, pid: str) -> str:
         return urimod.join(self.base, id_segment(pid))
+
+    def _check_ids_name_no_other_node(self, planned: Mapping[str, Passage]) -> None:
+        """Refuse, before anything is written, an id that is the URI of a node under the base
+        that no passage store wrote (a file ``treehop index`` wrote, one of its chunks, a
+        directory): the node its searches name by that very id.
+
+        Why (helper leftovers72c; attacks85's open item): the store's searches name such a
+        node by its URI, so ``add_documents(docs, ids=["viking://resources/docs/keys.md"])``
+        (or adding back Documents a search returned: their ``id`` is that URI) stored a record
+        beside the file under the same id. ``similarity_search`` then returned two Documents
+        with one id, and ``get_by_ids`` / ``delete`` of it reached only the record. A flat
+        store (LangChain's ``InMemoryVectorStore``) keeps one document per id; the file is not
+        this store's to replace (re-indexing would bring it back), so the id is refused. An
+        id that is a URI of nothing yet, or outside the base, is an ordinary id."""
+        client = self.client
+        named: dict[str, str] = {}
+        for pid in planned:
+            if not pid.startswith(urimod.SCHEME):
+                continue
+            try:
+                uri = client.resolve(pid)
+            except TreehopError:
+                continue  # (not a URI the store's reads would resolve either)
+            if urimod.is_within(uri, self.base):
+                named[pid] = uri
+        if not named:
+            return
+        uris = list(named.values())
+        for uri, node in zip(uris, client.store.get(uris), strict=True):
+            if node is None or isinstance(node.metadata.get(ID_KEY), str):
+                # (a passage: its searches name it by its own id, and a new passage whose id
+                # is its URI is another document beside it, usage63's rule)
+                continue
+            if node.is_leaf:
+                what = "a document added another way (treehop index, add_resource)"
+                fix = (
+                    "give this document another id, or, to change that document, edit its "
+                    "file and run treehop index again"
+                )
+            else:
+                what = "a node of the tree that holds others (a directory, a file's chunks)"
+                fix = "give this document another id"
+            raise InvalidURIError(
+                f"id {client.display(uri)} is the URI of {what}; this store's searches and "
+                f"get_by_ids name that node by this id, so two documents would share it: {fix}"
+            )
 
     def _check_places(
         self,
