@@ -186,9 +186,7 @@ def test_runs_of_blank_lines_are_what_keeps_an_entry() -> None:
     assert [q for _, q, _ in qa] == [Q_INHERIT, Q_SHARE, Q_PLATFORMS, Q_FAST, Q_SHORT]
     assert "=head" not in page
     assert "=head" in ns.pod_to_markdown(ADMIN)
-    assert ns.pod_page_markdown(ADMIN) == ns.pod_to_markdown(
-        ADMIN.replace("\n\n\n", "\n\n")
-    )
+    assert ns.pod_page_markdown(ADMIN) == ns.pod_to_markdown(ADMIN.replace("\n\n\n", "\n\n"))
     assert ns.POD_PAGES.suffix == ".pod" and ns.PERLDOC_MODULES.suffix == ".pm"
     assert ns.POD_PAGES.split is ns.PERLDOC_MODULES.split is ns.split_pod_page_faq
 
