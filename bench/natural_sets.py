@@ -497,6 +497,11 @@ change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py
   rule (:func:`split_pod_page_faq`, unchanged), beside the library's other documentation as
   ``perldoc`` shows it (:func:`embperl_faq_set`). Built in stop 72 and measured once: an
   untuned check (helper heldout90).
+* ``dnsmasq-faq``: dnsmasq's FAQ (Debian ``dnsmasq-base``, ``FAQ.gz``: plain text, 33
+  ``Q:``/``A:`` entries): every question deleted by Screen's reader (:func:`split_qa_faq`,
+  unchanged), beside the package's HTML pages, notes and English man page
+  (:func:`dnsmasq_faq_set`). Built in stop 73 and measured once: an untuned check (helper
+  heldout92).
 * ``xboard-faq``: XBoard and WinBoard's FAQ (Debian ``xboard``, ``FAQ.html``: hand-written
   HTML, ~60 labelled ``<h3>`` questions under four ``<h2>`` groups): every question and the
   contents lists deleted (:func:`split_xboard_faq`), beside the engine protocol page, the
@@ -664,6 +669,7 @@ HELD_OUT_SETS = (
     "net-ldap-faq",
     "mason-faq",
     "embperl-faq",
+    "dnsmasq-faq",
 )
 """Natural-question sets that no screening script reads by default (``--sets`` names them):
 measured once per change as an untuned check of whether a method chosen on the sets above
@@ -15155,6 +15161,79 @@ def embperl_faq_set() -> NaturalSet:
     )
 
 
+# --------------------------------------------------------------------------------------
+# A "Q:/A:" plain-text FAQ beside its program's man page, HTML pages and notes (dnsmasq),
+# read by Screen's reader
+# --------------------------------------------------------------------------------------
+
+DNSMASQ_PACKAGE = "dnsmasq-base"
+DNSMASQ_DOC = "usr/share/doc/dnsmasq-base"
+DNSMASQ_FAQ = "FAQ.gz"
+"""dnsmasq's FAQ as the project keeps it (in the source tree and the package):
+plain text, 33 ``Q:``/``A:`` entries, questions wrapped over indented lines ("Why does dnsmasq
+open UDP ports >1024 as well as port 53. Is this a security problem/trojan/backdoor?",
+"Dnsmasq fails to start with an error like this: ...", "DHCP doesn't work with windows 7 but
+everything else is fine."). Every ``Q:`` entry asks (Screen's reader, :func:`split_qa_faq`,
+unchanged): the authors labelled them, stated problems included."""
+DNSMASQ_PAGES = ("doc.html", "setup.html")
+"""The project's two hand-written HTML pages in the same folder (what dnsmasq is and does;
+how to set it up): in, as markdown (:func:`page_to_markdown`)."""
+DNSMASQ_TEXTS = (
+    "README.Debian.gz",
+    "DBus-interface.gz",
+    "systemd_howto",
+    "examples/dnsmasq.conf.example",
+)
+"""The package's plain-text notes beside the FAQ (Debian's notes, the D-Bus interface, the
+systemd instances how-to, the commented example configuration): in, as text. Left out: the
+changelogs (``changelog.gz``, ``changelog.archive.gz``, ``changelog.Debian.gz``) and the
+copyright."""
+DNSMASQ_MAN = ("usr/share/man/man8/dnsmasq.8.gz",)
+"""The English man page (every option the answers name): in, as markdown
+(:func:`roff_page_markdown`). The Spanish and French translations of it are out (second
+copies)."""
+
+
+def dnsmasq_faq_set() -> NaturalSet:
+    """dnsmasq's FAQ (Debian ``dnsmasq-base``, ``/usr/share/doc/dnsmasq-base/FAQ.gz``: plain
+    text, 33 ``Q:``/``A:`` entries) as one file ``FAQ`` with every question (wrapped lines
+    included) deleted by Screen's reader (:func:`split_qa_faq`, unchanged), beside the
+    package's two HTML pages (:data:`DNSMASQ_PAGES`), its notes (:data:`DNSMASQ_TEXTS`) and
+    its English man page (:data:`DNSMASQ_MAN`); the answer is the text after ``A:`` up to the
+    next question. Ids are the questions' slugs
+    (``dnsmasq-faq:can-i-run-dnsmasq-in-a-linux-vserver``). Entries whose answer is under
+    :data:`MIN_ANSWER_WORDS` words are left out and named. Built in stop 73 and measured once,
+    with no change to the retriever: an untuned check (helper heldout92)."""
+    root, doc, faq_path = _packaged_doc(DNSMASQ_PACKAGE, DNSMASQ_DOC, DNSMASQ_FAQ)
+    text, qa = split_qa_faq(_doc_text(faq_path, "utf-8"))
+    files = {"FAQ": text}
+    asked = _faq_questions("dnsmasq-faq", qa, "FAQ")
+    kept: list[str] = []
+    for name in DNSMASQ_PAGES:
+        path = doc / name
+        if path.is_file():
+            files[name.removesuffix(".html") + ".md"] = page_to_markdown(
+                path.read_text(encoding="utf-8", errors="replace")
+            )
+            kept.append(name)
+    kept += _add_notes(files, doc, DNSMASQ_TEXTS)
+    kept += _add_man_pages(files, root, DNSMASQ_MAN)
+    return _judged_package_set(
+        "dnsmasq-faq",
+        root,
+        files,
+        asked,
+        lambda version, unjudged: (
+            f"dnsmasq FAQ from {DNSMASQ_PACKAGE} {version} (FAQ.gz, plain text, {len(qa)} "
+            "Q:/A: entries; every question, wrapped lines included, deleted) + the package's "
+            f"pages, notes and English man page beside it ({', '.join(kept)}); changelogs, "
+            "copyright and the man page's translations out; answer = the text after A:, up "
+            f"to the next question; left out, answer under {MIN_ANSWER_WORDS} words: "
+            f"{' | '.join(unjudged) or 'none'}"
+        ),
+    )
+
+
 BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "django-faq": lambda emb: django_faq_set(),
     "gitfaq": lambda emb: gitfaq_set(),
@@ -15258,6 +15337,7 @@ BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "net-ldap-faq": lambda emb: net_ldap_faq_set(),
     "mason-faq": lambda emb: mason_faq_set(),
     "embperl-faq": lambda emb: embperl_faq_set(),
+    "dnsmasq-faq": lambda emb: dnsmasq_faq_set(),
     "cranfield": cranfield_set,
     "pytest-derived": lambda emb: pytest_derived_set(),
 }
