@@ -502,6 +502,13 @@ change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py
   unchanged), beside the package's HTML pages, notes and English man page
   (:func:`dnsmasq_faq_set`). Built in stop 73 and measured once: an untuned check (helper
   heldout92).
+* ``harden-doc-faq``: the Securing Debian Manual's FAQ chapter (Debian ``harden-doc``,
+  ``html/en-US/ch12.html`` and ``ch12s02.html``: Publican's DocBook XHTML, ~37 entries of
+  levels 3-5, some under a question with text of its own): every question deleted by
+  Django's heading rule (:func:`split_heading_questions`, unchanged, at level 3), its
+  number off, Publican's navigation lists dropped (:func:`drop_publican_nav`, the one new
+  reading), beside the manual's other English pages (:func:`harden_doc_faq_set`). Built
+  in stop 73 and measured once: an untuned check (helper heldout93).
 * ``xboard-faq``: XBoard and WinBoard's FAQ (Debian ``xboard``, ``FAQ.html``: hand-written
   HTML, ~60 labelled ``<h3>`` questions under four ``<h2>`` groups): every question and the
   contents lists deleted (:func:`split_xboard_faq`), beside the engine protocol page, the
@@ -670,6 +677,7 @@ HELD_OUT_SETS = (
     "mason-faq",
     "embperl-faq",
     "dnsmasq-faq",
+    "harden-doc-faq",
 )
 """Natural-question sets that no screening script reads by default (``--sets`` names them):
 measured once per change as an untuned check of whether a method chosen on the sets above
@@ -15234,6 +15242,140 @@ def dnsmasq_faq_set() -> NaturalSet:
     )
 
 
+# --------------------------------------------------------------------------------------
+# An FAQ chapter of a Publican-built DocBook manual, its entries nested in groups and
+# under a question (the Securing Debian Manual), read by Django's heading rule
+# --------------------------------------------------------------------------------------
+
+HARDEN_PACKAGE = "harden-doc"
+HARDEN_DOC = "usr/share/doc/harden-doc/html/en-US"
+"""The English edition of the Securing Debian Manual as Debian's ``harden-doc`` ships it:
+Publican's chunked XHTML (DocBook), one page a chapter or a large section (``ch04s10.html``,
+``sec-tools.html``), ``index.html`` the title page and contents. The other languages' folders
+(``de-DE``, ``fr-FR``...: the same manual translated, its FAQ's questions among it) and
+``Common_Content/`` (stylesheets, images) are out, as are the changelog and copyright beside
+``html/``."""
+HARDEN_FAQ = "ch12.html"
+HARDEN_FAQ_PAGES = (HARDEN_FAQ, "ch12s02.html", "debian-sec-team-faq.html")
+"""Chapter 12, "Frequently asked Questions (FAQ)" ("some of the most common questions from
+the Debian security mailing list"), as Publican chunks it: ``ch12.html`` (12.1 "Security in
+the Debian operating system": ``###`` to ``#####`` entries, some under a question that has
+text of its own, "Is Debian more secure than X?", some under a group title with none,
+"Questions regarding services and open ports"), ``ch12s02.html`` (12.2 "Specific software":
+two stated problems, "proftpd is vulnerable to a Denial of Service attack.") and
+``debian-sec-team-faq.html`` (12.3: a pointer to the web FAQ, no entries). Every heading of
+level 3 or deeper with text under it asks (:func:`split_heading_questions`, Django's rule,
+unchanged), its number (``12.1.1.14.2.``) taken off the question; a group title with no
+text under it leaves with its entries' questions and asks nothing."""
+HARDEN_MAX_PAGE_CHARS = 150_000
+"""A converted page over this stays out and is named (the value the other sets use, not
+chosen for this set)."""
+_PUBLICAN_NAV = re.compile(r"""<ul\s+class\s*=\s*["']docnav(?=["'\s])[^<>]*>""", re.IGNORECASE)
+_UL_END = re.compile(r"</ul\s*>", re.IGNORECASE)
+
+
+def drop_publican_nav(page_html: str) -> str:
+    """``page_html`` without Publican's navigation lists (``<ul class="docnav top">`` above a
+    page, ``<ul class="docnav">`` below it: "Prev", "Up", "Home", "Next" and the neighbouring
+    pages' titles), each up to its ``</ul>`` (they hold no list of their own); an unclosed one
+    runs to the page's end. DocBook's own stylesheets put the same links in ``navheader`` /
+    ``navfooter`` divs, which :class:`_DocBookToMarkdown` leaves out; kept, the footer would
+    end the last answer on every FAQ page ("- Next12.2. Specific software"). One forward pass:
+    each search starts where the last ended, so linear."""
+    out: list[str] = []
+    pos = 0
+    while (m := _PUBLICAN_NAV.search(page_html, pos)) is not None:
+        out.append(page_html[pos : m.start()])
+        end = _UL_END.search(page_html, m.end())
+        if end is None:
+            return "".join(out)
+        pos = end.end()
+    out.append(page_html[pos:])
+    return "".join(out)
+
+
+def harden_page_markdown(page_html: str) -> str:
+    """A page of Publican's XHTML -> markdown: its navigation lists dropped
+    (:func:`drop_publican_nav`), then :func:`xsl_page_markdown` unchanged (``<hN>`` levels
+    kept, the contents dropped)."""
+    return xsl_page_markdown(drop_publican_nav(page_html))
+
+
+def split_harden_faq_page(
+    page_html: str, seen: dict[str, int]
+) -> tuple[str, list[tuple[str, str, str]]]:
+    """A page of the Securing Debian Manual's FAQ chapter (Publican's XHTML) -> (the page as
+    markdown without its questions, [(id, question, answer)]): :func:`harden_page_markdown`
+    (navigation and contents dropped, ``<hN>`` levels kept), then Django's heading rule unchanged
+    (:func:`split_heading_questions` at level 3: every ``###`` or deeper heading with text
+    under it asks, its answer that text up to the next heading; one with none leaves and asks
+    nothing), the section number (``12.1.1.14.2.``) taken off each question. Ids are the
+    question's slug, a repeat ``-2`` (``seen`` counts them across the chapter's pages)."""
+    text, pairs = split_heading_questions(harden_page_markdown(page_html), min_level=3)
+    qa: list[tuple[str, str, str]] = []
+    for title, answer in pairs:
+        question = _SECTION_NUMBER.sub("", title, count=1)
+        qa.append((_repeat_id(seen, _slug(question)), question, answer))
+    return text, qa
+
+
+def harden_doc_faq_set() -> NaturalSet:
+    """The Securing Debian Manual's FAQ chapter (Debian ``harden-doc``, ``html/en-US/``:
+    :data:`HARDEN_FAQ_PAGES`, ~37 entries) with every question deleted by Django's heading
+    rule (:func:`split_heading_questions` at level 3, unchanged: every ``###`` or deeper
+    heading with text under it a question, its answer that text up to the next heading; the
+    section number taken off), beside the rest of the manual: every page of
+    :data:`HARDEN_DOC` (``*.html``, and ``changelog.html.gz``, section 1.2 of the manual that
+    Debian's packaging compressed for its name) through :func:`harden_page_markdown` (headings
+    at their ``<hN>`` level, the navigation lists and contents dropped), one file a page
+    (``ch12.md``), each up to :data:`HARDEN_MAX_PAGE_CHARS`. Ids are the questions' slugs
+    (``harden-doc-faq:can-i-remove-inetd``). Entries whose answer is under
+    :data:`MIN_ANSWER_WORDS` words are left out and named. Built in stop 73 and measured
+    once, with no change to the retriever: an untuned check (helper heldout93)."""
+    root, doc, _ = _packaged_doc(HARDEN_PACKAGE, HARDEN_DOC, HARDEN_FAQ)
+    files: dict[str, str] = {}
+    asked: list[NaturalQuestion] = []
+    seen: dict[str, int] = {}
+    too_long: list[str] = []
+    for path in sorted(doc.iterdir()):
+        name = path.name
+        if not path.is_file() or not name.endswith((".html", ".html.gz")):
+            continue
+        rel = name.removesuffix(".gz").removesuffix(".html") + ".md"
+        page = _doc_text(path, "utf-8")
+        if name in HARDEN_FAQ_PAGES:
+            text, qa = split_harden_faq_page(page, seen)
+            asked += _faq_questions("harden-doc-faq", qa, rel)
+        else:
+            text = harden_page_markdown(page)
+        if len(text) > HARDEN_MAX_PAGE_CHARS:
+            if name in HARDEN_FAQ_PAGES:
+                raise FileNotFoundError(f"{name} under {doc} is over {HARDEN_MAX_PAGE_CHARS}")
+            too_long.append(rel)
+            continue
+        files[rel] = text
+    if not asked:
+        raise FileNotFoundError(f"no FAQ questions in {HARDEN_FAQ} under {doc}")
+    return _judged_package_set(
+        "harden-doc-faq",
+        root,
+        files,
+        asked,
+        lambda version, unjudged: (
+            f"Securing Debian Manual FAQ from {HARDEN_PACKAGE} {version} (chapter 12, "
+            f"{', '.join(HARDEN_FAQ_PAGES)}: Publican's DocBook XHTML; {len(asked)} entries "
+            "of level 3 or deeper deleted by Django's heading rule, their numbers off; group "
+            "titles with no text deleted) + the manual's other English pages "
+            f"({len(files) - len(HARDEN_FAQ_PAGES)} pages, navigation and contents dropped; "
+            f"left out, over {HARDEN_MAX_PAGE_CHARS} chars: {', '.join(too_long) or 'none'}); "
+            "translations, stylesheets, the package's changelog.gz and copyright out; answer = "
+            "the text under a "
+            f"question up to the next heading; left out, answer under {MIN_ANSWER_WORDS} words: "
+            f"{' | '.join(unjudged) or 'none'}"
+        ),
+    )
+
+
 BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "django-faq": lambda emb: django_faq_set(),
     "gitfaq": lambda emb: gitfaq_set(),
@@ -15338,6 +15480,7 @@ BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "mason-faq": lambda emb: mason_faq_set(),
     "embperl-faq": lambda emb: embperl_faq_set(),
     "dnsmasq-faq": lambda emb: dnsmasq_faq_set(),
+    "harden-doc-faq": lambda emb: harden_doc_faq_set(),
     "cranfield": cranfield_set,
     "pytest-derived": lambda emb: pytest_derived_set(),
 }
