@@ -509,6 +509,13 @@ change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py
   number off, Publican's navigation lists dropped (:func:`drop_publican_nav`, the one new
   reading), beside the manual's other English pages (:func:`harden_doc_faq_set`). Built
   in stop 73 and measured once: an untuned check (helper heldout93).
+* ``dbix-class-faq``: DBIx::Class's FAQ (Debian ``libdbix-class-perl``,
+  ``DBIx/Class/Manual/FAQ.pod``: POD, ~55 ``=item`` entries in lists under ``=head2``
+  groups, most finishing the lead "How Do I:"): each entry read as a heading, ``..`` as
+  "How do I" (:func:`pod_items_as_headings`), then every question deleted by the cython-faq
+  rule (:func:`split_pod_page_faq`, unchanged), beside the library's other documentation as
+  ``perldoc`` shows it (:func:`dbix_class_faq_set`). Built in stop 73 and measured once: an
+  untuned check (helper heldout91).
 * ``xboard-faq``: XBoard and WinBoard's FAQ (Debian ``xboard``, ``FAQ.html``: hand-written
   HTML, ~60 labelled ``<h3>`` questions under four ``<h2>`` groups): every question and the
   contents lists deleted (:func:`split_xboard_faq`), beside the engine protocol page, the
@@ -678,6 +685,7 @@ HELD_OUT_SETS = (
     "embperl-faq",
     "dnsmasq-faq",
     "harden-doc-faq",
+    "dbix-class-faq",
 )
 """Natural-question sets that no screening script reads by default (``--sets`` names them):
 measured once per change as an untuned check of whether a method chosen on the sets above
@@ -14979,7 +14987,7 @@ first (:data:`POD_DOCS` itself stays as log4perl-faq was measured with it)."""
 
 
 def _perldoc_pages(
-    name: str, doc: Path, faqs: Sequence[str], limit: int
+    name: str, doc: Path, faqs: Sequence[str], limit: int, pages: DocFormat | None = None
 ) -> tuple[dict[str, str], list[NaturalQuestion], list[tuple[str, str, str]], list[str]]:
     """A Perl library's documentation tree as ``perldoc`` shows it, read by
     :func:`_sdist_docs_faq` (unchanged) twice: every ``.pod`` page (the FAQ pages ``faqs``
@@ -14987,9 +14995,12 @@ def _perldoc_pages(
     with no ``.pod`` page of their own; a module whose ``.pm`` holds no POD has no page (perldoc
     says "No documentation found"), so the code-only halves of ``X.pm`` + ``X.pod`` pairs add
     no empty file. ``perldoc`` prefers ``X.pod`` to ``X.pm`` in one folder, and so does this:
-    one page a module, named ``X.md`` whichever file it came from. Returns what
+    one page a module, named ``X.md`` whichever file it came from. ``pages``: the ``.pod``
+    pages' reading when the FAQ's questions are not headings (:data:`POD_PAGES` by default;
+    DBIx::Class's ``=item`` entries, :data:`DBIC_POD_PAGES`). Returns what
     :func:`_sdist_docs_faq` returns, the pages left out as too long from both passes."""
-    files, asked, qa, too_long = _sdist_docs_faq(name, doc, POD_PAGES, faqs, (), (), limit)
+    fmt = POD_PAGES if pages is None else pages
+    files, asked, qa, too_long = _sdist_docs_faq(name, doc, fmt, faqs, (), (), limit)
     modules, _, _, modules_too_long = _sdist_docs_faq(name, doc, PERLDOC_MODULES, (), (), (), limit)
     for rel, page in modules.items():
         if page.strip() and rel not in files:
@@ -15022,17 +15033,25 @@ def net_ldap_faq_set() -> NaturalSet:
 
 
 def _perldoc_faq_set(
-    name: str, title: str, source: tuple[str, str, str], limit: int, *, kept: str, out: str
+    name: str,
+    title: str,
+    source: tuple[str, str, str],
+    limit: int,
+    *,
+    kept: str,
+    out: str,
+    pages: DocFormat | None = None,
 ) -> NaturalSet:
     """A Perl library's POD FAQ (``source``: the Debian package, the folder the library is
     installed in, the FAQ's path under it) with every question deleted by the cython-faq rule
     (:func:`split_pod_page_faq`), beside the library's other documentation as ``perldoc``
     shows it (:func:`_perldoc_pages`, pages up to ``limit`` characters): the one builder of
     net-ldap-faq and embperl-faq, which differ only in names and in what their notes say was
-    ``kept`` as headings and left ``out`` of the corpus."""
+    ``kept`` as headings and left ``out`` of the corpus; ``pages``: as
+    :func:`_perldoc_pages` takes it (dbix-class-faq's ``=item`` entries)."""
     package, doc_dir, faq = source
     root, doc, _ = _packaged_doc(package, doc_dir, faq)
-    files, asked, qa, too_long = _perldoc_pages(name, doc, (faq,), limit)
+    files, asked, qa, too_long = _perldoc_pages(name, doc, (faq,), limit, pages)
     return _judged_package_set(
         name,
         root,
@@ -15376,6 +15395,109 @@ def harden_doc_faq_set() -> NaturalSet:
     )
 
 
+# --------------------------------------------------------------------------------------
+# A Perl library's FAQ kept as a .pod page whose questions are =item entries under =head2
+# groups (DBIx::Class), read as headings, then by the cython-faq rule unchanged
+# --------------------------------------------------------------------------------------
+
+DBIC_PACKAGE = "libdbix-class-perl"
+DBIC_DOC = "usr/share/perl5"
+"""Where Debian's ``libdbix-class-perl`` installs the library: ``DBIx/Class.pm`` and the
+``DBIx/Class/`` tree, holding the manual as POD pages under ``Manual/`` (``Intro.pod``,
+``Cookbook.pod``, ``Joining.pod``, ``Troubleshooting.pod``, ``FAQ.pod``...) beside the
+modules, each with its POD inside, and ``SQL/Translator/`` (the schema parser and producer
+for SQL::Translator)."""
+DBIC_FAQ = "DBIx/Class/Manual/FAQ.pod"
+"""DBIx::Class's FAQ as its authors keep it: ``DBIx::Class::Manual::FAQ`` ("Frequently Asked
+Questions (in theory)"), a lead line "How Do I:" over nine ``=head2`` groups ("Getting
+started", "Relationships", "Searching", "Fetching data", "Inserting and updating data",
+"Misc", "Troubleshooting"...), each an ``=over`` list of ~55 ``=item`` entries that finish
+the lead (".. create a database to use?", ".. sort the results of my search?") or ask whole
+("How do I make my program start faster?", "Why didn't my search run any SQL?"), with stated
+problems ("Help, I can't connect to postgresql!")."""
+DBIC_LEAD = "How do I"
+"""The FAQ's lead ("How Do I:", above its groups) that each entry opening with ``..``
+finishes: the question a user asks is the lead and the entry together."""
+DBIC_MAX_PAGE_CHARS = 150_000
+"""A converted page over this stays out and is named (the value the other sets use, not
+chosen for this set)."""
+_POD_LIST_MARK = re.compile(r"(?:[*-]|\d+\.?)?")
+"""An ``=item`` label that only marks a list entry (a bullet, a number, nothing): its
+paragraph is the entry, not a title (as :func:`pod_to_markdown` reads it)."""
+
+
+def pod_items_as_headings(pod: str, lead: str) -> str:
+    """``pod`` with each titled ``=item`` of an outermost ``=over`` list made a heading one
+    level below the ``=headN`` it is under (``=head1`` before any), its label opening with
+    ``..`` read as ``lead`` and the rest (``.. sort my results?`` -> ``How do I sort my
+    results?``), so that an FAQ kept as lists of entries is read by the cython-faq rule
+    unchanged (:func:`split_pod_page_faq`) as one kept as headings. Entries of nested lists
+    and bullet or numbered entries (:data:`_POD_LIST_MARK`) stay list entries; ``=over`` and
+    ``=back`` stay (they carry no text). Paragraphs as :func:`pod_paragraphs_normalised`
+    gives them; one pass over them."""
+    out: list[str] = []
+    level = depth = 0
+    for para in pod_paragraphs_normalised(pod).split("\n\n"):
+        m = re.match(r"=(head(\d+)|over|back|item)\b[ \t]*", para)
+        if m and m.group(2):
+            level = int(m.group(2))
+        elif m and m.group(1) == "over":
+            depth += 1
+        elif m and m.group(1) == "back":
+            depth = max(0, depth - 1)
+        elif m and depth == 1:
+            label = para[m.end() :]
+            if not _POD_LIST_MARK.fullmatch(label.strip()):
+                if label.startswith(".."):
+                    label = f"{lead} {label[2:].lstrip()}"
+                para = f"=head{level + 1} {label}"
+        out.append(para)
+    return "\n\n".join(out)
+
+
+def split_dbic_faq(
+    pod: str, seen: dict[str, int] | None = None
+) -> tuple[str, list[tuple[str, str, str]]]:
+    """DBIx::Class's FAQ page -> (the page without its questions, [(id, question, answer)]):
+    :func:`split_pod_page_faq` unchanged (the cython-faq rule) after
+    :func:`pod_items_as_headings` with :data:`DBIC_LEAD`: an entry asks when its title ends
+    with "?" and it has text of its own; its answer runs to the next entry or group."""
+    return split_pod_page_faq(pod_items_as_headings(pod, DBIC_LEAD), seen)
+
+
+DBIC_POD_PAGES = DocFormat(".pod", pod_page_markdown, split_dbic_faq)
+"""DBIx::Class's ``.pod`` pages: read as :data:`POD_PAGES` reads them, the FAQ split by
+:func:`split_dbic_faq`."""
+
+
+def dbix_class_faq_set() -> NaturalSet:
+    """DBIx::Class's FAQ (Debian ``libdbix-class-perl``, ``DBIx/Class/Manual/FAQ.pod``: one
+    POD page, ~55 ``=item`` entries in ``=over`` lists under ``=head2`` groups) with every
+    question deleted by the cython-faq rule read on its entries as headings
+    (:func:`split_dbic_faq`: an entry asks when its title ends with "?" and it has text of
+    its own; ``..`` read as the page's lead "How do I"; groups, stated problems and entries
+    without text stay), beside the library's other documentation as ``perldoc`` shows it
+    (:func:`_perldoc_faq_set` and :func:`_perldoc_pages` unchanged but for the FAQ's
+    reading: every other ``.pod`` page under :data:`DBIC_DOC`, and the POD of every module
+    without one, up to :data:`DBIC_MAX_PAGE_CHARS`). The man pages, changelogs, README and
+    the copyright are out (not under :data:`DBIC_DOC`). Ids are the questions' slugs
+    (``dbix-class-faq:how-do-i-create-a-database-to-use``). Entries whose answer is under
+    :data:`MIN_ANSWER_WORDS` words are left out and named. Built in stop 73 and measured
+    once, with no change to the retriever: an untuned check (helper heldout91)."""
+    return _perldoc_faq_set(
+        "dbix-class-faq",
+        "DBIx::Class",
+        (DBIC_PACKAGE, DBIC_DOC, DBIC_FAQ),
+        DBIC_MAX_PAGE_CHARS,
+        kept=(
+            "its =item entries read as headings one level below their group, '..' read as "
+            f"the lead '{DBIC_LEAD}'; groups, stated problems and entries without text kept"
+        ),
+        out="man pages, changelogs, README and copyright out",
+        pages=DBIC_POD_PAGES,
+    )
+
+
 BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "django-faq": lambda emb: django_faq_set(),
     "gitfaq": lambda emb: gitfaq_set(),
@@ -15481,6 +15603,7 @@ BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "embperl-faq": lambda emb: embperl_faq_set(),
     "dnsmasq-faq": lambda emb: dnsmasq_faq_set(),
     "harden-doc-faq": lambda emb: harden_doc_faq_set(),
+    "dbix-class-faq": lambda emb: dbix_class_faq_set(),
     "cranfield": cranfield_set,
     "pytest-derived": lambda emb: pytest_derived_set(),
 }
