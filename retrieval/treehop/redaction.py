@@ -94,20 +94,56 @@ attacks75): only ``user:password@`` was masked, so httpx's INFO line ("HTTP Requ
 http://:pw123@host/...") and a server's echo of the URL showed an empty user's short
 password and a user-only token whole. Each match starts at a ``://`` and stops at the next
 ``/``: linear."""
-_HEADER_VALUE = re.compile(
-    r"(?i)(\bbearer\s+|\bauthorization\b[\"']?\s*[:=]\s*[\"']?(?:[A-Za-z0-9-]+\s+(?=\S))?"
-    r"|\b(?:x-)?\w*?api[-_]?key\b[\"']?\s*[:=]\s*[\"']?"
-    r"|\bx-security-token\b[\"']?\s*[:=]\s*[\"']?"
-    r"|\b\w*?(?:access|secret)[-_]?key\b[\"']?\s*[:=]\s*[\"']?"
-    r"|\bcredential=|\bsignature="
-    r"|\b\w*?(?:token|secret|password|passwd|pwd|passphrase)\b"
-    r"(?:[\"']\s*:\s*[\"']?|\s*=\s*[\"']?))"
-    r"([^\s\"',;&]+)"
+_ESCAPED = (
+    r"(?<=\\[abfnrtv])|(?<=\\x[0-9A-Fa-f]{2})|(?<=\\u[0-9A-Fa-f]{4})|(?<=\\U[0-9A-Fa-f]{8})"
+    r"|(?<=%[0-9A-Fa-f]{2})"
 )
+"""Where a word starts right after an escape: Python's ``repr`` and JSON's (``\\n``,
+``\\t``, ``\\x00``, ``\\u200b``) and a URL's percent-encoding (``%0A``, ``%20``). Each
+alternative has one fixed width: a constant test per position.
+
+Why (helper attacks86): the messages :func:`redact` reads have often escaped the caller's
+text already (:func:`shown_name` redacts a ``repr``, the CLI escapes a control character
+before it redacts, argparse quotes a value with ``%r``), and an escape ends in a letter or
+digit: a key pasted after a newline or a tab (``treehop --limit $'\\nsk-proj-...'``,
+``treehop find q --limit $'\\tsk-...'``) was shown as ``\\nsk-proj-...``, the ``n`` read
+as part of the token, and printed whole; so was ``Bearer`` after an escaped newline."""
+
+
+def _word_start(word: str) -> str:
+    """A pattern for ``word`` at a word's start: after a word boundary or right after an
+    escape (:data:`_ESCAPED`). The lookahead on its first letter first: the lookbehinds are
+    tried only where the word may start (without it, every position of a text paid them:
+    a 200,000-character text's redaction took about three times as long)."""
+    return f"(?={word[0]})(?:\\b|{_ESCAPED}){word}"
+
+
+_HEADER_VALUE = re.compile(
+    r"(?i)("
+    + _word_start("bearer")
+    + r"\s+|"
+    + _word_start("authorization")
+    + r"\b[\"']?\s*[:=]\s*[\"']?(?:[A-Za-z0-9-]+\s+(?=\S))?"
+    r"|\b(?:x-)?\w*?api[-_]?key\b[\"']?\s*[:=]\s*[\"']?"
+    r"|" + _word_start("x-security-token") + r"\b[\"']?\s*[:=]\s*[\"']?"
+    r"|\b\w*?(?:access|secret)[-_]?key\b[\"']?\s*[:=]\s*[\"']?"
+    r"|"
+    + _word_start("credential=")
+    + "|"
+    + _word_start("signature=")
+    + r"|\b\w*?(?:token|secret|password|passwd|pwd|passphrase)\b"
+    r"(?:[\"']\s*:\s*[\"']?|\s*=\s*[\"']?))"
+    r"((?:[^\s\"',;&\\]|\\(?![rn]))+)"
+)
+"""A credential's name (``Bearer``, ``Authorization:``, ``api_key=``, ``token=``, ...) and the
+value after it, up to a space, a quote, ``,;&`` or a line break -- a real one or one written
+as an escape (``\\r``, ``\\n``: helper attacks86; a request's headers quoted by ``repr``
+ran on, the first value masked through the next header's name, whose own value was then
+shown: ``X-Security-Token: ***  Basic dXNlcjpwYXNz``)."""
 
 
 _VENDOR_KEY = re.compile(
-    r"(?<![A-Za-z0-9_-])(?:"
+    r"(?=[sghxA])(?:(?<![A-Za-z0-9_])(?<![A-Za-z0-9_]-)|" + _ESCAPED + r")(?:"
     r"sk-[A-Za-z0-9_-]{20,}"
     r"|(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,}"
     r"|hf_[A-Za-z0-9]{30,}|xox[abprs]-[A-Za-z0-9-]{10,}|glpat-[A-Za-z0-9_-]{20,}"
@@ -117,7 +153,9 @@ _VENDOR_KEY = re.compile(
 """The shapes vendors give their API keys (a prefix, then a long run of key characters),
 matched as a whole token: ``sk-learn`` or ``hf_hub`` are too short to match, and a run must
 start the token (no letter, digit, ``_`` or ``-`` before it), so each token is tried once at
-its start and the scan stays linear."""
+its start and the scan stays linear. A token also starts after dashes that start a word
+(``--sk-proj-...``: a key pasted as an option, glued to its dashes; not ``task-sk-...``) and
+right after an escape (:data:`_ESCAPED`; helper attacks86)."""
 
 
 def register_secret(value: str | None) -> None:
@@ -271,8 +309,32 @@ def shown_name(name: object, limit: int = NAME_CHARS) -> str:
     the adapters had their own copy (the repr cut to 100 characters), so the same unknown
     name read differently in ``find``'s error and in a LangChain retriever's."""
     text = _name_text(name, limit)
-    cut = text[:limit] + ("..." if len(text) > limit else "")
-    return redact(repr(cut))
+    return redact(repr(cut_text(text, limit)))
+
+
+KEY_RUN = 48
+"""More characters than any :data:`_VENDOR_KEY` shape needs to match (``github_pat_`` and 30,
+41; ``AIza`` and 35, 39): how far around a cut :func:`cut_text` looks for a key."""
+
+
+def cut_text(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters, ``...`` after a cut; a key in a vendor's shape
+    (:data:`_VENDOR_KEY`) that the cut runs through is masked whole (``***...``).
+
+    Why (helper attacks86): a message shows the caller's text cut (a name to 60 characters,
+    a command line's argument to 100), and a cut a few characters into a key left a prefix
+    too short for the key's shape (``sk-proj-A1b2C3d4E5...``: 8 + 10 characters), which
+    :func:`redact` then showed: up to 19 of the key's own characters, where a registered
+    key's partial echo is masked from 8 (:data:`WINDOW`). Reads at most ``2 * KEY_RUN``
+    characters around the cut, whatever the text's length."""
+    if len(text) <= limit:
+        return text
+    head = text[:limit]
+    for m in _VENDOR_KEY.finditer(text, max(0, limit - KEY_RUN), limit + KEY_RUN):
+        if m.start() < limit < m.end():
+            head = text[: m.start()] + MASK
+            break
+    return head + "..."
 
 
 _REPR_STRS = (object.__str__, bytes.__str__, bytearray.__str__)
