@@ -126,12 +126,22 @@ def test_the_cli_never_prints_a_key_escaped_or_glued_to_dashes(argv: list[str]) 
 
 def test_a_header_word_after_an_escaped_newline_is_still_a_header() -> None:
     """``repr`` of a request's headers (``...\\r\\nAuthorization: Basic ...``): the names
-    follow an escape, as a key does."""
-    dump = "POST /v1\r\nX-Security-Token: tok-9f8e7d6c5b4a\r\nAuthorization: Basic dXNlcjpwYXNz\n"
-    shown = redact(repr(dump + "Bearer abc123def456ghi"))
-    for secret in ("tok-9f8e7d6c5b4a", "dXNlcjpwYXNz", "abc123def456ghi"):
+    follow an escape, as a key does, and a value ends where the next header line starts."""
+    dump = (
+        "POST /v1 HTTP/1.1\r\nX-Security-Token: tok-9f8e7d6c5b4a\r\n"
+        "Authorization: Basic dXNlcjpwYXNz\nX-Api-Key: k-7a6b5c4d3e\r\nAccept: */*\r\n"
+    )
+    shown = redact(repr(dump))
+    for secret in ("tok-9f8e7d6c5b4a", "dXNlcjpwYXNz", "k-7a6b5c4d3e"):
         assert secret not in shown, shown
-    assert shown.count("***") == 3
+    assert "Accept: */*" in shown
+    for line in (
+        "x\nBearer abc123def456ghi",
+        "\tcredential=abc123def456ghi",
+        "\x00signature=abc123def456ghi",
+    ):
+        shown = redact(repr(line))
+        assert "abc123def456ghi" not in shown and "***" in shown, shown
 
 
 @settings(max_examples=150, deadline=None)
@@ -179,6 +189,16 @@ def test_control_ordinary_words_stay_unmasked(text: str) -> None:
     """Control (passes on the base too): what is no key is shown as written."""
     assert redact(text) == text
     assert redact(repr(text)) == repr(text)
+
+
+@pytest.mark.parametrize(
+    "text", ["password=C:\\new\\path", "token=ab\\nc", "api_key=x\\r\\ty", "pwd='a\\tb'"]
+)
+def test_control_a_backslash_inside_a_value_stays_masked(text: str) -> None:
+    """Control (passes on the base too): a value holding a backslash (a Windows path, an
+    escape that starts no header line) is masked whole."""
+    name = text.split("=", 1)[0]
+    assert redact(text) in {f"{name}=***", f"{name}='***'"}, redact(text)
 
 
 @pytest.mark.parametrize(

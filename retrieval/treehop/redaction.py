@@ -132,16 +132,17 @@ def _header_value(escaped: bool) -> re.Pattern[str]:
         r"|" + start("credential=") + "|" + start("signature=") + r"|\b\w*?"
         r"(?:token|secret|password|passwd|pwd|passphrase)\b"
         r"(?:[\"']\s*:\s*[\"']?|\s*=\s*[\"']?))"
-        r"((?:[^\s\"',;&\\]|\\(?![rn]))+)"
+        r"((?:[^\s\"',;&\\]|\\(?!r\\n|n[\w-]+[ \t]*:))+)"
     )
 
 
 _HEADER_VALUE = _header_value(escaped=True)
 """A credential's name (``Bearer``, ``Authorization:``, ``api_key=``, ``token=``, ...) and the
-value after it, up to a space, a quote, ``,;&`` or a line break -- a real one or one written
-as an escape (``\\r``, ``\\n``: helper attacks86; a request's headers quoted by ``repr``
-ran on, the first value masked through the next header's name, whose own value was then
-shown: ``X-Security-Token: ***  Basic dXNlcjpwYXNz``)."""
+value after it, up to a space, a quote, ``,;&``, a line break, or a line break written as an
+escape before the next header (``\\r\\n``, ``\\nName:``). Why the last (helper attacks86):
+a request's headers quoted by ``repr`` ran on, the first value masked through the next
+header's name, whose own value was then shown: ``X-Security-Token: ***  Basic dXNlcjpwYXNz``.
+A backslash otherwise stays in the value (``password=C:\\new\\path`` is masked whole)."""
 _HEADER_VALUE_PLAIN = _header_value(escaped=False)
 """The same where no escape stands (:func:`redact` reads it for a text with no ``\\`` or
 ``%``)."""
