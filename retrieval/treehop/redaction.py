@@ -94,30 +94,82 @@ attacks75): only ``user:password@`` was masked, so httpx's INFO line ("HTTP Requ
 http://:pw123@host/...") and a server's echo of the URL showed an empty user's short
 password and a user-only token whole. Each match starts at a ``://`` and stops at the next
 ``/``: linear."""
-_HEADER_VALUE = re.compile(
-    r"(?i)(\bbearer\s+|\bauthorization\b[\"']?\s*[:=]\s*[\"']?(?:[A-Za-z0-9-]+\s+(?=\S))?"
-    r"|\b(?:x-)?\w*?api[-_]?key\b[\"']?\s*[:=]\s*[\"']?"
-    r"|\bx-security-token\b[\"']?\s*[:=]\s*[\"']?"
-    r"|\b\w*?(?:access|secret)[-_]?key\b[\"']?\s*[:=]\s*[\"']?"
-    r"|\bcredential=|\bsignature="
-    r"|\b\w*?(?:token|secret|password|passwd|pwd|passphrase)\b"
-    r"(?:[\"']\s*:\s*[\"']?|\s*=\s*[\"']?))"
-    r"([^\s\"',;&]+)"
+_ESCAPED = (
+    r"(?<=\\[abfnrtv])|(?<=\\x[0-9A-Fa-f]{2})|(?<=\\u[0-9A-Fa-f]{4})|(?<=\\U[0-9A-Fa-f]{8})"
+    r"|(?<=%[0-9A-Fa-f]{2})"
 )
+"""Where a word starts right after an escape: Python's ``repr`` and JSON's (``\\n``,
+``\\t``, ``\\x00``, ``\\u200b``) and a URL's percent-encoding (``%0A``, ``%20``). Each
+alternative has one fixed width: a constant test per position.
+
+Why (helper attacks86): the messages :func:`redact` reads have often escaped the caller's
+text already (:func:`shown_name` redacts a ``repr``, the CLI escapes a control character
+before it redacts, argparse quotes a value with ``%r``), and an escape ends in a letter or
+digit: a key pasted after a newline or a tab (``treehop --limit $'\\nsk-proj-...'``,
+``treehop find q --limit $'\\tsk-...'``) was shown as ``\\nsk-proj-...``, the ``n`` read
+as part of the token, and printed whole; so was ``Bearer`` after an escaped newline."""
 
 
-_VENDOR_KEY = re.compile(
-    r"(?<![A-Za-z0-9_-])(?:"
+def _header_value(escaped: bool) -> re.Pattern[str]:
+    """:data:`_HEADER_VALUE` (``escaped``: its names also right after an escape,
+    :data:`_ESCAPED`) or :data:`_HEADER_VALUE_PLAIN` (only at a word boundary: the same
+    matches on a text with no ``\\`` or ``%``, where no escape stands)."""
+
+    def start(word: str) -> str:
+        # (the lookahead on the first letter first: the lookbehinds are tried only where
+        # the word may start)
+        return f"(?={word[0]})(?:\\b|{_ESCAPED}){word}" if escaped else f"\\b{word}"
+
+    return re.compile(
+        r"(?i)("
+        + start("bearer")
+        + r"\s+|"
+        + start("authorization")
+        + r"\b[\"']?\s*[:=]\s*[\"']?(?:[A-Za-z0-9-]+\s+(?=\S))?"
+        r"|\b(?:x-)?\w*?api[-_]?key\b[\"']?\s*[:=]\s*[\"']?"
+        r"|" + start("x-security-token") + r"\b[\"']?\s*[:=]\s*[\"']?"
+        r"|\b\w*?(?:access|secret)[-_]?key\b[\"']?\s*[:=]\s*[\"']?"
+        r"|" + start("credential=") + "|" + start("signature=") + r"|\b\w*?"
+        r"(?:token|secret|password|passwd|pwd|passphrase)\b"
+        r"(?:[\"']\s*:\s*[\"']?|\s*=\s*[\"']?))"
+        r"((?:[^\s\"',;&\\]|\\(?!r\\n|n[\w-]+[ \t]*:))+)"
+    )
+
+
+_HEADER_VALUE = _header_value(escaped=True)
+"""A credential's name (``Bearer``, ``Authorization:``, ``api_key=``, ``token=``, ...) and the
+value after it, up to a space, a quote, ``,;&``, a line break, or a line break written as an
+escape before the next header (``\\r\\n``, ``\\nName:``). Why the last (helper attacks86):
+a request's headers quoted by ``repr`` ran on, the first value masked through the next
+header's name, whose own value was then shown: ``X-Security-Token: ***  Basic dXNlcjpwYXNz``.
+A backslash otherwise stays in the value (``password=C:\\new\\path`` is masked whole)."""
+_HEADER_VALUE_PLAIN = _header_value(escaped=False)
+"""The same where no escape stands (:func:`redact` reads it for a text with no ``\\`` or
+``%``)."""
+
+
+_VENDOR_SHAPES = (
     r"sk-[A-Za-z0-9_-]{20,}"
     r"|(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,}"
     r"|hf_[A-Za-z0-9]{30,}|xox[abprs]-[A-Za-z0-9-]{10,}|glpat-[A-Za-z0-9_-]{20,}"
     r"|AKIA[0-9A-Z]{16}|AIza[0-9A-Za-z_-]{35}"
-    r")"
+)
+_VENDOR_KEY = re.compile(
+    r"(?=[sghxA])(?:(?<![A-Za-z0-9_])(?<![A-Za-z0-9_]-)|"
+    + _ESCAPED
+    + r")(?:"
+    + _VENDOR_SHAPES
+    + ")"
 )
 """The shapes vendors give their API keys (a prefix, then a long run of key characters),
 matched as a whole token: ``sk-learn`` or ``hf_hub`` are too short to match, and a run must
 start the token (no letter, digit, ``_`` or ``-`` before it), so each token is tried once at
-its start and the scan stays linear."""
+its start and the scan stays linear. A token also starts after dashes that start a word
+(``--sk-proj-...``: a key pasted as an option, glued to its dashes; not ``task-sk-...``) and
+right after an escape (:data:`_ESCAPED`; helper attacks86)."""
+_VENDOR_KEY_PLAIN = re.compile(r"(?<![A-Za-z0-9_])(?<![A-Za-z0-9_]-)(?:" + _VENDOR_SHAPES + ")")
+"""The same where no escape stands (:func:`redact` reads it for a text with no ``\\`` or
+``%``)."""
 
 
 def register_secret(value: str | None) -> None:
@@ -170,8 +222,12 @@ def redact(text: object) -> str:
     # request's URL at INFO ("HTTP Request: POST https://host/v1?key=AIza..."), and the log
     # filter (:class:`RedactingFilter`) redacts with this function.
     s = _SECRET_PARAM.sub(lambda m: f"{m.group(1)}={MASK}", s)
-    s = _VENDOR_KEY.sub(MASK, s)
-    return _HEADER_VALUE.sub(lambda m: m.group(1) + MASK, s)
+    # (a text with no ``\\`` and no ``%`` holds no escape: the patterns without
+    # :data:`_ESCAPED`'s lookbehinds match the same, at about two thirds of the cost)
+    escaped = "\\" in s or "%" in s
+    s = (_VENDOR_KEY if escaped else _VENDOR_KEY_PLAIN).sub(MASK, s)
+    header = _HEADER_VALUE if escaped else _HEADER_VALUE_PLAIN
+    return header.sub(lambda m: m.group(1) + MASK, s)
 
 
 _USERINFO_END = frozenset("/ \t\r\n\"'")
@@ -271,8 +327,32 @@ def shown_name(name: object, limit: int = NAME_CHARS) -> str:
     the adapters had their own copy (the repr cut to 100 characters), so the same unknown
     name read differently in ``find``'s error and in a LangChain retriever's."""
     text = _name_text(name, limit)
-    cut = text[:limit] + ("..." if len(text) > limit else "")
-    return redact(repr(cut))
+    return redact(repr(cut_text(text, limit)))
+
+
+KEY_RUN = 48
+"""More characters than any :data:`_VENDOR_KEY` shape needs to match (``github_pat_`` and 30,
+41; ``AIza`` and 35, 39): how far around a cut :func:`cut_text` looks for a key."""
+
+
+def cut_text(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters, ``...`` after a cut; a key in a vendor's shape
+    (:data:`_VENDOR_KEY`) that the cut runs through is masked whole (``***...``).
+
+    Why (helper attacks86): a message shows the caller's text cut (a name to 60 characters,
+    a command line's argument to 100), and a cut a few characters into a key left a prefix
+    too short for the key's shape (``sk-proj-A1b2C3d4E5...``: 8 + 10 characters), which
+    :func:`redact` then showed: up to 19 of the key's own characters, where a registered
+    key's partial echo is masked from 8 (:data:`WINDOW`). Reads at most ``2 * KEY_RUN``
+    characters around the cut, whatever the text's length."""
+    if len(text) <= limit:
+        return text
+    head = text[:limit]
+    for m in _VENDOR_KEY.finditer(text, max(0, limit - KEY_RUN), limit + KEY_RUN):
+        if m.start() < limit < m.end():
+            head = text[: m.start()] + MASK
+            break
+    return head + "..."
 
 
 _REPR_STRS = (object.__str__, bytes.__str__, bytearray.__str__)

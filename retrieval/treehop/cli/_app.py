@@ -55,7 +55,7 @@ from ..ingest.loaders import (
     skipped_for_suffix,
 )
 from ..models import ContextType, RetrievalMode
-from ..redaction import MASK, MODEL_NAME_CHARS, redact, shown_name
+from ..redaction import MASK, MODEL_NAME_CHARS, cut_text, redact, shown_name
 from ..stores.embedded import EmbeddedStore
 from . import _render as render
 
@@ -1761,7 +1761,7 @@ def _shown_arg(arg: str) -> str:
     line pasted from another tool) printed the key to the terminal and any log of it, and
     20,000 unknown options (a generated command line) took ~10 s of CPU for a 209 kB
     message."""
-    cut = arg[:SHOWN_ARG_CHARS] + ("..." if len(arg) > SHOWN_ARG_CHARS else "")
+    cut = cut_text(arg, SHOWN_ARG_CHARS)  # (a key the cut runs through masked whole)
     return redact("".join(c if c.isprintable() else repr(c)[1:-1] for c in cut))
 
 
