@@ -33,9 +33,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
+import numpy.typing as npt
 import pytest
 
 from treehop.errors import StoreError
+from treehop.models import Node
 from treehop.stores.embedded import EmbeddedStore, manifest
 
 from treehop_test_doubles import resource_leaf
@@ -44,13 +46,14 @@ DIM = 16
 RNG = np.random.default_rng(7)
 
 
-def _leaves(lo: int, hi: int, tag: str = "") -> list:
+def _leaves(lo: int, hi: int, tag: str = "") -> list[Node]:
     return [resource_leaf(f"viking://resources/f{i}.md", f"text {i} {tag}") for i in range(lo, hi)]
 
 
-def _vecs(n: int) -> np.ndarray:
+def _vecs(n: int) -> npt.NDArray[np.float32]:
     v = RNG.standard_normal((n, DIM)).astype(np.float32)
-    return v / np.linalg.norm(v, axis=1, keepdims=True)
+    out: npt.NDArray[np.float32] = v / np.linalg.norm(v, axis=1, keepdims=True)
+    return out
 
 
 def _files(path: Path) -> dict[Path, tuple[int, bytes]]:

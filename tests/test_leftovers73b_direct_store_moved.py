@@ -22,6 +22,7 @@ import pytest
 
 from treehop import Treehop
 from treehop.errors import StoreError, TreehopError
+from treehop.stores.base import Scope
 from treehop.stores.embedded import EmbeddedStore
 
 from treehop_test_doubles import BagOfWordsEmbedder, resource_leaf
@@ -42,7 +43,7 @@ READS: dict[str, Callable[[EmbeddedStore], object]] = {
     "get": lambda s: s.get([URI]),
     "len": len,
     "contains": lambda s: URI in s,
-    "search": lambda s: s.search(VECS[0], None, 3),
+    "search": lambda s: s.search(VECS[0], Scope(), 3),
     "iter_uris": lambda s: list(s.iter_uris()),
     "iter_nodes": lambda s: list(s.iter_nodes()),
     "count_nodes": lambda s: s.count_nodes(),

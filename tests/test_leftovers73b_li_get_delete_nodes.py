@@ -113,7 +113,7 @@ async def test_delete_nodes_refuses_a_node_it_did_not_write_and_deletes_nothing(
     client: Treehop, how: str
 ) -> None:
     store, memo, note = _store(client)
-    kwargs: dict[str, Any] = {
+    asked: dict[str, dict[str, Any]] = {
         "ids": {"node_ids": [KEYS]},
         "ids_and_own": {"node_ids": [memo, VAULT]},
         "filters": {"filters": MetadataFilters(filters=[CASES[3]])},  # file_path ~ notes/
@@ -121,7 +121,8 @@ async def test_delete_nodes_refuses_a_node_it_did_not_write_and_deletes_nothing(
             "node_ids": [KEYS, memo],
             "filters": MetadataFilters(filters=[CASES[3]]),
         },
-    }[how]
+    }
+    kwargs = asked[how]
     before = sorted(n.node_id for n in store.get_nodes(node_ids=[KEYS, BARE, VAULT, memo, note]))
     with pytest.raises(InvalidQueryError, match="not written by this vector store") as got:
         await store.adelete_nodes(**kwargs)
