@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from treehop import Treehop
-from treehop.errors import EmbeddingError
+from treehop.errors import EmbeddingError, StoreError
 from treehop.ingest.records import add_records
 from treehop.stores.embedded import EmbeddedStore
 
@@ -98,12 +98,13 @@ def test_a_reader_taking_the_snapshot_while_another_thread_closes_sees_the_index
     store.close()
 
 
-def test_a_closed_store_whose_index_was_removed_answers_empty_not_a_hang(
+def test_a_closed_store_whose_index_was_removed_says_so_not_a_hang(
     tmp_path: Path,
 ) -> None:
     """Control for the fix above (its first form looped for good here): the index folder
-    removed while the store was closed, the next use opens it as a fresh open of a missing
-    path does (empty), in a bounded thread."""
+    removed while the store was closed, the next use follows the path, in a bounded thread,
+    and raises the "renamed, moved or removed" ``StoreError`` a client's read raises (helper
+    leftovers73b; it answered as an empty index before: ``len`` 0, ``get`` ``[None]``)."""
     idx = tmp_path / "idx"
     _filled(idx)
     store = EmbeddedStore(idx)
@@ -111,12 +112,21 @@ def test_a_closed_store_whose_index_was_removed_answers_empty_not_a_hang(
     store.close()
     shutil.rmtree(idx)
     out: list[Any] = []
-    t = threading.Thread(target=lambda: out.append(len(store)), daemon=True)
+
+    def use() -> None:
+        try:
+            out.append(len(store))
+        except StoreError as exc:
+            out.append(exc)
+
+    t = threading.Thread(target=use, daemon=True)
     t.start()
     t.join(BOUND)
     assert not t.is_alive(), "a use after close looped"
-    assert out == [0]
-    assert store.get(["viking://resources/a3.md"]) == [None]
+    assert len(out) == 1 and isinstance(out[0], StoreError), out
+    assert "renamed, moved or removed" in str(out[0])
+    with pytest.raises(StoreError, match="renamed, moved or removed"):
+        store.get(["viking://resources/a3.md"])
 
 
 # -- 2. a close of another client of the shared store during a write ----------------------

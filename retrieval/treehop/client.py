@@ -113,7 +113,7 @@ from .rerankers.base import BaseReranker, Reranker
 from .search_options import SEARCH_OPTIONS, SearchKwargs, SearchOptions
 from .sessions import Session, SessionStore, UserSessions
 from .stores.base import IndexMetaStore, RecoveryRecord, VectorStore
-from .stores.embedded import EmbeddedStore
+from .stores.embedded import EmbeddedStore, reads_for_a_write
 from .stores.guarded import guard_store
 from .tagging import IngestTagger, Tagger
 from .timestamps import TimeLike
@@ -499,33 +499,44 @@ class AsyncTreehop:
         # and an embedder writing to another index saw add_memory's check there, which then
         # stood in for that index's own (helper attacks65). add_memory's reset restores it.
         _MEMORY_TARGET_CHECK.set(None)
-        await self._io(self._fresh_write)  # an incremental re-add diffs against the latest commit
-        if is_path:
-            p = Path(path_or_text)
-            try:
-                p.stat()
-            except (OSError, ValueError) as exc:  # (ENAMETOOLONG, ELOOP, EACCES: not only ENOENT)
-                why = "does not exist" if isinstance(exc, FileNotFoundError) else "cannot be read"
-                detail = getattr(exc, "strerror", None) or type(exc).__name__
-                raise IngestError(f"path {why}: {argmod.shown(str(p))} ({detail})") from None
-            target = self._target_for(target_uri, name or argmod.path_name(p))
+        # (the reads below, before the write takes its lock, are the write's: after the
+        # index folder left its path they see the new index the write makes there, where
+        # every other read raises; helper leftovers73b)
+        with reads_for_a_write(self.store):
+            await self._io(
+                self._fresh_write
+            )  # an incremental re-add diffs against the latest commit
+            if is_path:
+                p = Path(path_or_text)
+                try:
+                    p.stat()
+                except (
+                    OSError,
+                    ValueError,
+                ) as exc:  # (ENAMETOOLONG, ELOOP, EACCES: not only ENOENT)
+                    why = (
+                        "does not exist" if isinstance(exc, FileNotFoundError) else "cannot be read"
+                    )
+                    detail = getattr(exc, "strerror", None) or type(exc).__name__
+                    raise IngestError(f"path {why}: {argmod.shown(str(p))} ({detail})") from None
+                target = self._target_for(target_uri, name or argmod.path_name(p))
+                check = self._checked_under_lock(target, memory_check)
+                if memory_check is None:  # (add_memory's checked its place already)
+                    await check()
+                return await self.writer.add(
+                    p, target, AddCall(user_tags, meta, progress, t0, check=check, exclude=excluded)
+                )
+            text = argmod.check_text_size(str(path_or_text))
+            if target_uri is None and name is None:
+                raise InvalidQueryError(
+                    "adding a text needs target_uri= or name= (it is not an existing path)"
+                )
+            target = self._target_for(target_uri, name or "note")
             check = self._checked_under_lock(target, memory_check)
             if memory_check is None:  # (add_memory's checked its place already)
                 await check()
-            return await self.writer.add(
-                p, target, AddCall(user_tags, meta, progress, t0, check=check, exclude=excluded)
-            )
-        text = argmod.check_text_size(str(path_or_text))
-        if target_uri is None and name is None:
-            raise InvalidQueryError(
-                "adding a text needs target_uri= or name= (it is not an existing path)"
-            )
-        target = self._target_for(target_uri, name or "note")
-        check = self._checked_under_lock(target, memory_check)
-        if memory_check is None:  # (add_memory's checked its place already)
-            await check()
-        call = AddCall(user_tags, meta, progress, t0, name or "", check)
-        return await self.writer.add(text, target, call)
+            call = AddCall(user_tags, meta, progress, t0, name or "", check)
+            return await self.writer.add(text, target, call)
 
     def _checked_under_lock(
         self, target: str, memory_check: Callable[[], Awaitable[None]] | None
@@ -561,36 +572,37 @@ class AsyncTreehop:
                 text, target_uri=f"viking://~/memories/{label}", tags=tags, is_text=True
             )
 
-        if label is None:  # (a free name, chosen under a lock: memory.write_unnamed)
-            unnamed = self.resolve(f"viking://~/memories/memory-{int(time.time() * 1000)}")
-            return await memory.write_unnamed(self, unnamed, add)
-        # (a name that holds other memories is refused: memory.check_memory_target)
-        target = self.resolve(f"viking://~/memories/{label}")
-        replaced = False
+        with reads_for_a_write(self.store):  # (its place checks are the write's: add_resource)
+            if label is None:  # (a free name, chosen under a lock: memory.write_unnamed)
+                unnamed = self.resolve(f"viking://~/memories/memory-{int(time.time() * 1000)}")
+                return await memory.write_unnamed(self, unnamed, add)
+            # (a name that holds other memories is refused: memory.check_memory_target)
+            target = self.resolve(f"viking://~/memories/{label}")
+            replaced = False
 
-        async def check() -> None:
-            nonlocal replaced
-            replaced = await memory.check_memory_target(
-                self, target, "add_memory name", inside_document=self._inside_document
-            )
-
-        # The check and the write under the name's category lock, as remember() takes it
-        # (across processes too, on the embedded store), and the check again under the write
-        # lock right before the write: read before either, a concurrent writer's memory was
-        # not seen (``replaced`` stale, or a write below it; helper races59). The check
-        # reaches add_resource through _MEMORY_TARGET_CHECK, and stands in for its
-        # _outside_documents: one read of the target's ancestors each time (leftovers59).
-        async with memory._conversation_lock(self.store, urimod.parent_of(target) or target):
-            await check()  # (before anything is built: a refused name costs nothing)
-            token = _MEMORY_TARGET_CHECK.set(check)
-            try:
-                result = await self.add_resource(
-                    text, target_uri=f"viking://~/memories/{label}", tags=tags, is_text=True
+            async def check() -> None:
+                nonlocal replaced
+                replaced = await memory.check_memory_target(
+                    self, target, "add_memory name", inside_document=self._inside_document
                 )
-            finally:
-                _MEMORY_TARGET_CHECK.reset(token)
-        result.replaced = replaced
-        return result
+
+            # The check and the write under the name's category lock, as remember() takes it
+            # (across processes too, on the embedded store), and the check again under the write
+            # lock right before the write: read before either, a concurrent writer's memory was
+            # not seen (``replaced`` stale, or a write below it; helper races59). The check
+            # reaches add_resource through _MEMORY_TARGET_CHECK, and stands in for its
+            # _outside_documents: one read of the target's ancestors each time (leftovers59).
+            async with memory._conversation_lock(self.store, urimod.parent_of(target) or target):
+                await check()  # (before anything is built: a refused name costs nothing)
+                token = _MEMORY_TARGET_CHECK.set(check)
+                try:
+                    result = await self.add_resource(
+                        text, target_uri=f"viking://~/memories/{label}", tags=tags, is_text=True
+                    )
+                finally:
+                    _MEMORY_TARGET_CHECK.reset(token)
+            result.replaced = replaced
+            return result
 
     async def add_skill(
         self,

@@ -105,6 +105,16 @@ COMMIT_SECONDS = 20.0
 """... and at least every this many seconds: an interrupted or killed ingest keeps what it
 committed, and the next run resumes from there (its files are skipped as unchanged)."""
 MANIFEST_VERSION = 2
+READING_VERSION = 2
+"""How this version reads files into nodes (chunk titles, heading paths, abstracts), in
+every folder manifest's fingerprint (:meth:`TreeWriter._fingerprint`): a change here
+re-reads, once, every file of a folder added before it, at its next ``add_resource`` /
+``treehop index``, where only changed files were read and an unchanged file kept the
+titles an older reading gave it. Only the nodes whose embedded text changed are embedded
+again (the rest keep their vectors; their abstracts and metadata are rewritten).
+1: before; 2: a Markdown heading's inline HTML out of titles, a passage's abstract as
+written (helper usage83; this number: helper leftovers73b). Raise it with any change to
+what a file reads as."""
 RACY_NS = 2_000_000_000
 """A file modified less than this before the manifest was written may have changed again
 within the same mtime tick: its stat is not trusted and its text is hashed (git's "racy")."""
@@ -913,7 +923,8 @@ class TreeWriter:
         tagger_call(self.tagger.refit, self.store)
 
     def _fingerprint(self, target: str, user_tags: list[str], metadata: Mapping[str, Any]) -> str:
-        """How this call builds nodes: a manifest made under other settings is not reused."""
+        """How this call builds nodes: a manifest made under other settings (or by a version
+        that read files otherwise: :data:`READING_VERSION`) is not reused."""
         b = self.builder
         how = {
             "target": target,
@@ -925,6 +936,7 @@ class TreeWriter:
             "tagger": type(self.tagger).__qualname__ if self.tagger is not None else None,
             "user_tags": sorted(user_tags),
             "metadata": json.dumps(dict(metadata), sort_keys=True, default=repr),
+            "reading": READING_VERSION,
         }
         return hashlib.sha1(json.dumps(how, sort_keys=True).encode()).hexdigest()
 

@@ -86,6 +86,7 @@ from .layout import FORMAT_VERSION, READABLE_FORMATS
 from .manifest import AUTO_VERIFY_BYTES
 from .search_paths import HEADING_PATH
 from .store import DEFAULT_ANN_MIN_ROWS, EmbeddedStore
+from .writes import reads_for_a_write
 
 __all__ = [
     "AUTO_VERIFY_BYTES",
@@ -94,4 +95,5 @@ __all__ = [
     "HEADING_PATH",
     "READABLE_FORMATS",
     "EmbeddedStore",
+    "reads_for_a_write",
 ]

@@ -277,8 +277,10 @@ class EmbeddedStore(_SearchPaths, _Writes, _AnnWorker, _LexicalSync, _Generation
 
     @property
     def _snap(self) -> _Snap:
-        """The current snapshot; raises once a background verification found damage. After
-        :meth:`close` the generation is mapped again here, at the first use."""
+        """The current snapshot; raises once a background verification found damage, and
+        while the index folder is gone from its path (:meth:`check_in_place`'s error) unless
+        a write holds the store. After :meth:`close` the generation is mapped again here, at
+        the first use."""
         snap = self._snap_v
         while self._released or snap is self._let_go:
             # (a reader that checked the flag before a close in another thread let go of
@@ -289,6 +291,13 @@ class EmbeddedStore(_SearchPaths, _Writes, _AnnWorker, _LexicalSync, _Generation
             snap = self._snap_v
         if self._corrupt is not None:
             raise self._corrupt
+        if self._gone is not None and not self._writing():
+            # (the index folder left its path and nothing stands there: a read raises what
+            # a client's read raises (check_in_place), where a direct store's read answered
+            # as the empty index -- after refresh(), or the first use after close() --
+            # ``get`` [None], ``len`` 0, ``search`` []; helper leftovers73b. A write begins
+            # a new index at the path, and its reads see that one.)
+            raise self._gone
         if snap.mapped:
             snap.check_mapped()  # (a file cut short under the maps: SIGBUS at the read)
         return snap
@@ -937,10 +946,11 @@ class EmbeddedStore(_SearchPaths, _Writes, _AnnWorker, _LexicalSync, _Generation
         move :meth:`refresh` follows the path (leftovers62c: so that the next write makes a
         whole index there, not one appended to files that are elsewhere) and the store holds
         an empty index; every read then answered "nothing stored" -- ``ls`` ``[]``, ``find``
-        no hits -- of an index that had only moved. The store itself cannot tell such a read
-        from the reads a client's write makes before it takes the lock (the place checks of
-        ``add_resource``), which must see the empty index they are about to write, so the
-        check is the caller's: the client's reads make it, a direct store's caller may."""
+        no hits -- of an index that had only moved. The store's own reads raise the same
+        error once it knows (after a :meth:`refresh`, or at the first use after
+        :meth:`close`: helper leftovers73b); the reads a client's write makes before it
+        takes the lock (the place checks of ``add_resource``) see the empty index they are
+        about to write (:func:`~treehop.stores.embedded.writes.reads_for_a_write`)."""
         gone = self._gone
         if gone is not None and not self._writing():
             raise gone
