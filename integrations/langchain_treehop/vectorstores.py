@@ -351,7 +351,14 @@ class TreehopVectorStore(kit.IndexedStore, VectorStore):
         LangChain's base class documents ``None`` as "delete all", but its own
         ``InMemoryVectorStore.delete()`` deletes nothing and FAISS, Weaviate and Astra DB
         refuse it ("No ids provided to delete."); this store emptied the whole index, so a
-        ``store.delete()`` carried over from any of them lost every document."""
+        ``store.delete()`` carried over from any of them lost every document.
+
+        An id naming a node this store did not write (a file ``treehop index`` or
+        ``add_resource`` stored under ``base_uri``, one of its chunks, a directory: the ids
+        its searches give such nodes) is an :class:`InvalidURIError`, and nothing is deleted.
+        Why: ``delete([<file URI>])`` returned ``True`` and left the file, which searches and
+        ``get_by_ids`` kept returning (helpers attacks86, leftovers73b; LlamaIndex's
+        ``delete_nodes`` refuses the same ids). ``Treehop.remove`` removes a file."""
         return self._run(self.adelete(ids, **kwargs))
 
     async def adelete(self, ids: list[str] | None = None, **kwargs: Any) -> bool | None:

@@ -1749,6 +1749,32 @@ class PassageStore:
     def _leaf_uri(self, pid: str) -> str:
         return urimod.join(self.base, id_segment(pid))
 
+    def _other_nodes_named(self, ids: Iterable[str]) -> list[tuple[str, Node]]:
+        """The (URI, node) of each id that is the URI of a node under the base that no
+        passage store wrote (a file ``treehop index`` wrote, one of its chunks, a directory);
+        an id that is not a URI, names nothing, lies outside the base or is a passage's URI
+        is left out (a passage: its searches name it by its own id, and a new passage whose
+        id is its URI is another document beside it, usage63's rule)."""
+        client = self.client
+        named: dict[str, str] = {}
+        for pid in ids:
+            if not pid.startswith(urimod.SCHEME):
+                continue
+            try:
+                uri = client.resolve(pid)
+            except TreehopError:
+                continue  # (not a URI the store's reads would resolve either)
+            if urimod.is_within(uri, self.base):
+                named[pid] = uri
+        if not named:
+            return []
+        uris = list(named.values())
+        return [
+            (uri, node)
+            for uri, node in zip(uris, client.store.get(uris), strict=True)
+            if node is not None and not isinstance(node.metadata.get(ID_KEY), str)
+        ]
+
     def _check_ids_name_no_other_node(self, planned: Mapping[str, Passage]) -> None:
         """Refuse, before anything is written, an id that is the URI of a node under the base
         that no passage store wrote (a file ``treehop index`` wrote, one of its chunks, a
@@ -1763,24 +1789,7 @@ class PassageStore:
         this store's to replace (re-indexing would bring it back), so the id is refused. An
         id that is a URI of nothing yet, or outside the base, is an ordinary id."""
         client = self.client
-        named: dict[str, str] = {}
-        for pid in planned:
-            if not pid.startswith(urimod.SCHEME):
-                continue
-            try:
-                uri = client.resolve(pid)
-            except TreehopError:
-                continue  # (not a URI the store's reads would resolve either)
-            if urimod.is_within(uri, self.base):
-                named[pid] = uri
-        if not named:
-            return
-        uris = list(named.values())
-        for uri, node in zip(uris, client.store.get(uris), strict=True):
-            if node is None or isinstance(node.metadata.get(ID_KEY), str):
-                # (a passage: its searches name it by its own id, and a new passage whose id
-                # is its URI is another document beside it, usage63's rule)
-                continue
+        for uri, node in self._other_nodes_named(planned):
             if node.is_leaf:
                 what = "a document added another way (treehop index, add_resource)"
                 fix = (
@@ -2048,6 +2057,18 @@ class PassageStore:
             asked = await client._io(lambda: self._lookup(ids, uris=True))
             # (keyed by the passage's own id: an id and its URI are one passage)
             found = {str(n.metadata[ID_KEY]): n for n in asked.values()}
+            missing = [i for i in dict.fromkeys(ids) if i not in asked]
+            others = await client._io(self._other_nodes_named, missing) if missing else []
+            if others:
+                # (before anything is deleted: the whole call is refused)
+                shown = ", ".join(client.display(uri) for uri, _ in others[:3])
+                more = f" and {len(others) - 3} more" if len(others) > 3 else ""
+                raise InvalidURIError(
+                    f"delete: {len(others)} of the ids asked name a node this store did not "
+                    f"write ({shown}{more}: stored by treehop index or add_resource, or a "
+                    "directory); nothing was deleted. Remove a file with Treehop.remove(<its "
+                    "uri>) or delete its source and index the folder again"
+                )
             if not found:
                 return 0
             await client._io(client.store.delete, [n.uri for n in found.values()])
