@@ -868,10 +868,11 @@ def cmd_eval(ctx: _Ctx) -> int:
     o = ctx.out
     ndcg, rec, rr = _eval.metric_names(k)
     print(f"eval: {_plural(len(queries), 'query', 'queries')} from {a.file}, k={k}", file=o)
-    labels = [(f"nDCG@{k}", ndcg), (f"R@{k}", rec), (f"MRR@{k}", rr)]
-    w = max(len(label) for label, _ in labels)
-    for label, key in labels:
-        print(f"  {label:<{w}}  {report.metrics[key]:.4f}", file=o)
+    # (the names of --json's "metrics" keys and of the --per-query columns: one reading; the
+    # mean of RR@k is what other tools call MRR@k; helper leftovers73a: it was printed so)
+    w = max(len(name) for name in (ndcg, rec, rr))
+    for name in (ndcg, rec, rr):
+        print(f"  {name:<{w}}  {report.metrics[name]:.4f}", file=o)
     if a.per_query:
         cols = [
             render.Column("id"),
@@ -1320,7 +1321,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_retag)
 
-    p = add("eval", "score a labelled query set: nDCG@k, recall@k, MRR@k (needs ir-measures)")
+    p = add(
+        "eval",
+        "score a labelled query set: the means of nDCG@k, R@k (recall) and RR@k (reciprocal "
+        "rank; its mean is MRR@k) (needs ir-measures)",
+    )
     p.add_argument(
         "file", metavar="QUERIES_FILE", help='JSONL: {"query": ..., "relevant": {uri: grade}}'
     )
