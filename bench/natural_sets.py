@@ -1178,11 +1178,8 @@ _POD_LINK = re.compile(r"L<+\s*(?:[^|>]*\|)?\s*(perl[a-z0-9]*)\b")
 
 
 def perlfaq_set() -> NaturalSet:
-    root = ds.fetch_debian_package(PERL_PACKAGE)
-    pods = sorted((root / "usr/share/perl").glob("*/pod"))
-    if not pods:
-        raise FileNotFoundError(f"no pod/ folder under {root}/usr/share/perl")
-    pod_dir = pods[-1]
+    _, pod_dir = _packaged_folder(PERL_PACKAGE, "usr/share/perl/*/pod", f"{PERL_FAQS[0]}.pod")
+    perl = ".".join(pod_dir.parent.name.split(".")[:2])  # (5.36.0: "Perl 5.36", as measured)
     files: dict[str, str] = {}
     questions: list[NaturalQuestion] = []
     linked: set[str] = set()
@@ -1212,7 +1209,7 @@ def perlfaq_set() -> NaturalSet:
         "perlfaq",
         write_tree(files, ds.CACHE_DIR / "natural" / "perlfaq"),
         questions,
-        f"Perl 5.36 perlfaq1-9 (perl-doc, POD as Markdown, =head2 questions deleted) + the "
+        f"Perl {perl} perlfaq1-9 (perl-doc, POD as Markdown, =head2 questions deleted) + the "
         f"{len(kept)} perl*.pod pages they link to of up to {PERL_MAX_LINKED_CHARS} chars "
         f"(left out: {', '.join(dropped)}); answer = the text under a question heading",
         files,
@@ -1408,6 +1405,27 @@ def _packaged_doc(package: str, doc_dir: str, name: str) -> tuple[Path, Path, Pa
     if not path.is_file():
         raise FileNotFoundError(f"no {name} under {doc}")
     return root, doc, path
+
+
+def _packaged_folder(package: str, pattern: str, name: str) -> tuple[Path, Path]:
+    """A Debian package unpacked into the cache: its root and the one folder matching the glob
+    ``pattern`` (relative to the root) that holds the file ``name``, read from the package's
+    own files. ``FileNotFoundError`` naming ``name`` when no folder holds it; ``ValueError``
+    naming them when several do (a set is built from one copy, never a silent pick).
+
+    Why (helper leftovers73a; stop 72's open item): a Perl library with C parts (Embperl,
+    PDL) is installed under the arch's and the Perl version's folder
+    (``usr/lib/x86_64-linux-gnu/perl5/5.36``): a set naming that folder broke on the first
+    Debian whose Perl is another version (5.40 in Debian 13) or on another arch. The pattern
+    (``usr/lib/*/perl5/*``) names what does not move; the package's files say the rest."""
+    root = ds.fetch_debian_package(package)
+    found = sorted(d for d in root.glob(pattern) if (d / name).is_file())
+    if not found:
+        raise FileNotFoundError(f"no {name} under {root}/{pattern}")
+    if len(found) > 1:
+        shown = ", ".join(str(d.relative_to(root)) for d in found)
+        raise ValueError(f"{package} holds {name} in {len(found)} folders: {shown}")
+    return root, found[0]
 
 
 def _doc_text(path: Path, encoding: str) -> str:
@@ -13751,6 +13769,9 @@ def postgis_faq_set() -> NaturalSet:
 
 PDL_PACKAGE = "pdl"
 PDL_POD_GLOB = "usr/lib/*/perl5/*/PDL"
+"""Where Debian's ``pdl`` installs PDL's POD (``usr/lib/x86_64-linux-gnu/perl5/5.36/PDL`` in
+Debian 12's package): the arch and Perl version read from the package's files
+(:func:`_packaged_folder`)."""
 PDL_FAQ = "FAQ.pod"
 """PDL::FAQ, the Perl Data Language's FAQ as its authors wrote it (POD, Debian's ``pdl``,
 beside the module tree): ``=head1`` group titles ("GENERAL QUESTIONS", "INSTALLATION", ...)
@@ -13829,11 +13850,8 @@ def pdl_faq_set() -> NaturalSet:
     beside the manual's other POD pages. Entries whose answer is under
     :data:`MIN_ANSWER_WORDS` words are left out and named. Built in stop 72 and measured
     once, with no change to the retriever: an untuned check (helper heldout86)."""
-    root = ds.fetch_debian_package(PDL_PACKAGE)
-    dirs = sorted(d for d in root.glob(PDL_POD_GLOB) if (d / PDL_FAQ).is_file())
-    if not dirs:
-        raise FileNotFoundError(f"no {PDL_FAQ} under {root}/{PDL_POD_GLOB}")
-    files, qa, too_long = pdl_faq_pages(dirs[-1])
+    root, pod_dir = _packaged_folder(PDL_PACKAGE, PDL_POD_GLOB, PDL_FAQ)
+    files, qa, too_long = pdl_faq_pages(pod_dir)
     asked = _faq_questions("pdl-faq", qa, "PDL/FAQ.md")
     return _judged_package_set(
         "pdl-faq",
@@ -15043,14 +15061,16 @@ def _perldoc_faq_set(
     pages: DocFormat | None = None,
 ) -> NaturalSet:
     """A Perl library's POD FAQ (``source``: the Debian package, the folder the library is
-    installed in, the FAQ's path under it) with every question deleted by the cython-faq rule
-    (:func:`split_pod_page_faq`), beside the library's other documentation as ``perldoc``
-    shows it (:func:`_perldoc_pages`, pages up to ``limit`` characters): the one builder of
-    net-ldap-faq and embperl-faq, which differ only in names and in what their notes say was
-    ``kept`` as headings and left ``out`` of the corpus; ``pages``: as
-    :func:`_perldoc_pages` takes it (dbix-class-faq's ``=item`` entries)."""
-    package, doc_dir, faq = source
-    root, doc, _ = _packaged_doc(package, doc_dir, faq)
+    installed in (a glob: :func:`_packaged_folder`), the FAQ's path under it) with every
+    question deleted by the cython-faq rule (:func:`split_pod_page_faq`), beside the
+    library's other documentation as ``perldoc`` shows it (:func:`_perldoc_pages`, pages up
+    to ``limit`` characters): the one builder of net-ldap-faq, embperl-faq and
+    dbix-class-faq, which differ only in names and in what their notes say was ``kept`` as
+    headings and left ``out`` of the corpus; ``pages``: as :func:`_perldoc_pages` takes it
+    (dbix-class-faq's ``=item`` entries)."""
+    package, doc_glob, faq = source
+    root, doc = _packaged_folder(package, doc_glob, faq)
+    doc_dir = doc.relative_to(root).as_posix()  # (the notes name the folder as found)
     files, asked, qa, too_long = _perldoc_pages(name, doc, (faq,), limit, pages)
     return _judged_package_set(
         name,
@@ -15146,9 +15166,11 @@ def mason_faq_set() -> NaturalSet:
 # --------------------------------------------------------------------------------------
 
 EMBPERL_PACKAGE = "libembperl-perl"
-EMBPERL_DOC = "usr/lib/x86_64-linux-gnu/perl5/5.36"
-"""Where Debian's ``libembperl-perl`` (an XS module, so under the arch's Perl tree) installs
-Embperl: ``Embperl.pm`` with ``Embperl.pod`` beside it, and the ``Embperl/`` tree holding the
+EMBPERL_DOC = "usr/lib/*/perl5/*"
+"""Where Debian's ``libembperl-perl`` (an XS module, so under the arch's Perl tree:
+``usr/lib/x86_64-linux-gnu/perl5/5.36`` in Debian 12's package, the arch and Perl version
+read from the package's files by :func:`_packaged_folder`) installs Embperl:
+``Embperl.pm`` with ``Embperl.pod`` beside it, and the ``Embperl/`` tree holding the
 manual as POD pages (``Config.pod``, ``Intro.pod``, ``IntroEmbperlObject.pod``,
 ``TipsAndTricks.pod``, ``Faq.pod``...) beside the modules (``Form/``, ``Syntax/``,
 ``Recipe/``...), each with its POD inside, the form in which ``perldoc`` reads them."""

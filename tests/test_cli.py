@@ -739,7 +739,7 @@ def test_eval_metrics_match_the_rankings(
     code, out, _ = run(capsys, "eval", str(qfile), "--index", str(built_index), "--per-query")
     assert code == 0
     assert out.splitlines()[0] == f"eval: 2 queries from {qfile}, k=10"
-    assert f"  MRR@10   {rep['metrics']['RR@10']:.4f}" in out
+    assert f"  RR@10    {rep['metrics']['RR@10']:.4f}" in out
     assert re.search(
         rf"^a\s+{per['a']['nDCG@10']:.3f}\s+1\.000\s+{1 / r1:.3f}\s+\d+\s+{q1}$", out, re.M
     )

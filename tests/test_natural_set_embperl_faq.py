@@ -35,6 +35,8 @@ import natural_sets as ns
 from debian_package_double import unpacked_package, write_gz
 
 VERSION = "2.5.0-17"
+DOC_DIR = "usr/lib/x86_64-linux-gnu/perl5/5.36"
+"""Where Debian 12's package installs Embperl (``ns.EMBPERL_DOC`` is the glob that finds it)."""
 
 Q_UNIX = "Is there a binary distribution of Embperl for Unix?"
 Q_WIN = "Is there a binary distribution of Embperl for Win32?"
@@ -83,13 +85,13 @@ FILES = {
 }
 
 
-def _package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def _package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, where: str = DOC_DIR) -> Path:
     """The library's folder as shipped: the FAQ page; ``Embperl.pod`` (quoting a question)
     beside an ``Embperl.pm`` with POD of its own; a manual page; a module documented inside
     its ``.pm``; a module with no POD; a page over the limit; the FAQ's text copy, the
     examples and the copyright under ``/usr/share/doc``."""
     root = unpacked_package(tmp_path, monkeypatch, ns.EMBPERL_PACKAGE, VERSION)
-    doc = root / ns.EMBPERL_DOC
+    doc = root / where
     (doc / "Embperl/Form/Control").mkdir(parents=True)
     (doc / "Embperl/Faq.pod").write_text(FAQ, encoding="utf-8")
     (doc / "Embperl.pod").write_text(

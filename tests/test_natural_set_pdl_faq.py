@@ -91,12 +91,14 @@ SHIPPED = {"FAQ.pod": FAQ}
 FILES = {"PDL/FAQ.md", "PDL/QuickStart.md", "PDL/Tips.md"}
 
 
-def _package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, faq: str = FAQ) -> Path:
+def _package(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, faq: str = FAQ, where: str = POD_DIR
+) -> Path:
     """The package's ``PDL/`` folder as shipped: the FAQ, a manual page quoting a question, a
     page over the limit, a small page with Windows line ends, a module's ``.pm`` with POD,
     ``Index.pod`` linked to a file outside the package."""
     root = unpacked_package(tmp_path, monkeypatch, ns.PDL_PACKAGE, VERSION)
-    pod = root / POD_DIR
+    pod = root / where
     pod.mkdir(parents=True)
     (pod / "FAQ.pod").write_text(faq, encoding="utf-8")
     (pod / "QuickStart.pod").write_text(QUICKSTART, encoding="utf-8")

@@ -291,6 +291,10 @@ def judged_uri(hit: str, relevant: Mapping[str, int], *, files_only: bool = Fals
 
 
 def metric_names(k: int) -> tuple[str, str, str]:
+    """The metrics' names (``ir_measures``' own): the keys of ``--json``'s ``metrics`` (the
+    means) and ``per_query`` rows, the ``--per-query`` columns and the table's rows. One
+    reading everywhere (helper leftovers73a): the table printed the mean of ``RR@k`` as
+    ``MRR@k``, so a script keyed by what it showed found no such key in the JSON."""
     return (f"nDCG@{k}", f"R@{k}", f"RR@{k}")
 
 
