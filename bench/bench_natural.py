@@ -256,6 +256,7 @@ ROWS: tuple[Row, ...] = (
     Row("llamaindex", "LlamaIndex SentenceSplitter+VSI", "llamaindex"),
     Row("find", "find() defaults", "find"),
     Row("find-no-collapse", "find collapse_chunks=False", "find", find={"collapse_chunks": False}),
+    Row("find-pool20", "find find_pool=20 (limit-free top k)", "find", config={"find_pool": 20}),
     Row(
         "find-few-docs-off",
         "find few_document_passages=False",

@@ -1199,7 +1199,13 @@ class AsyncTreehop:
         if vectors is None:
             vectors = _embedded_units(await self._aembed_queries(texts), self.store)
         reqs = [
-            self._request(TypedQuery(query=t, context_type=ctype), roots, opts, vectors[i])
+            self._request(
+                TypedQuery(query=t, context_type=ctype),
+                roots,
+                opts,
+                vectors[i],
+                self.config.find_pool,
+            )
             for i, t in enumerate(texts)
         ]
         out = []
@@ -1287,7 +1293,8 @@ class AsyncTreehop:
             roots = await self._io(self._stored_roots, roots)
         if vector is None:
             vector = _embedded_unit(await self._embedder.aembed_query(tq.query), self.store)
-        return await self.retriever().retrieve(self._request(tq, roots, opts, vector))
+        req = self._request(tq, roots, opts, vector, self.config.find_pool)
+        return await self.retriever().retrieve(req)
 
     def _stored_roots(self, roots: list[str]) -> list[str]:
         """``roots`` less those not in the store (all of them kept if none is)."""
@@ -1300,12 +1307,16 @@ class AsyncTreehop:
         roots: list[str],
         opts: SearchOptions,
         vec: np.ndarray[Any, np.dtype[np.float32]],
+        pool: int = 0,
     ) -> RetrievalRequest:
+        """The retriever's request; ``pool``: the config's ``find_pool`` (the request asks
+        for at least that many results; the caller keeps the first ``limit``:
+        :meth:`_postprocess`, ``fuse_query_results``)."""
         return RetrievalRequest(
             query=tq,
             vector=vec,
             roots=roots,
-            limit=opts.retrieve_count or opts.limit,
+            limit=max(opts.retrieve_count or opts.limit, pool),
             mode=opts.mode,
             score_threshold=opts.threshold,
             tags=opts.tags,

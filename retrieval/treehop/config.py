@@ -339,6 +339,19 @@ class RetrievalConfig(ConfigModel):
     is second at ``limit=50``, where its own score, far below the tenth, is still inside
     the pool, and in none of the ten at ``limit=10``). Off by default (screened on the dev
     halves: bench/README.md, "(helper quality76)")."""
+    find_pool: int = Field(default=0, ge=0, le=1000)
+    """A find, ``find_many`` or ``search`` whose ``limit`` (or ``retrieve_count``) is below
+    this runs as if it asked for ``find_pool`` results and returns the first ``limit`` of
+    them; 0: off (each runs at its own limit). Why: the descent's stop rule, the chunk
+    window's pool (``max(WINDOW_POOL, 3 * limit)``), the few-documents passage fill and
+    the deeper memory runs all read the limit, so ``find(limit=10)`` was not the first ten
+    of ``find(limit=50)`` (issue 33, stop 72: the first ten of the deeper list scored
+    nDCG@10 +0.0063 over the limit-10 list on 34 dev halves). With ``find_pool = P`` every
+    limit up to ``P`` answers a prefix of the same ranked list (a framework's ``k=4`` is the
+    first four of its ``k=10``); a limit above ``P`` runs at its own limit. 20 is the
+    ``limit`` :meth:`~treehop.Treehop.assemble_context` asks at its default 2,000 tokens
+    (:func:`~treehop.context_assembly.context_limit`). Measured on the dev halves:
+    bench/README.md, "(helper quality79)"."""
     question_document_penalty: float = Field(default=0.02, ge=0.0, le=1.0)
     """For a question-shaped query over documents: each further slot of a document gives up
     this much (times the query's dense weight) per slot of the same document above it, and
