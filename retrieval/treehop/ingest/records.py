@@ -2286,7 +2286,8 @@ def check_filter_fields(
     # ``file_name`` / ``file_path``) are offered too: a filter reads them (helper usage84: a
     # retriever's message listed ``source_path`` but not the ``source`` every Document shows
     # and a filter takes).
-    offered = {f.key for f in shown if held and (f.uri or {*f.over, f.fallback, f.when} & held)}
+    # (offered where a filter on it is accepted: the rule above)
+    offered = {f.key for f in shown if {*f.over, f.fallback} & held}
     known = sorted((held - HIDDEN_FIELDS - set(hidden)) | offered)
     # (each name at most 100 characters, at most 30 / 10 of them: a filter on a field of a
     # million characters made a message of a million)
