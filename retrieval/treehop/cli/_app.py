@@ -1166,7 +1166,43 @@ class _Parser(argparse.ArgumentParser):
     ``add_subparsers`` with the class of the parser that adds them.)"""
 
     def error(self, message: str) -> NoReturn:
-        super().error(redact(_QUOTED_WORD.sub(_masked_word, message)))
+        said = redact(_QUOTED_WORD.sub(_masked_word, message))
+        super().error(said + _command_hint(self, message))
+
+
+OTHER_TOOLS_COMMANDS: dict[str, str] = {
+    **dict.fromkeys(("serve", "serve-mcp", "mcp-server", "server", "stdio"), "mcp"),
+    **dict.fromkeys(("query", "ask", "retrieve", "lookup", "grep"), "find"),
+    **dict.fromkeys(("ingest", "add", "load", "build", "import", "upsert"), "index"),
+    **dict.fromkeys(("cat", "get", "open"), "read"),
+    **dict.fromkeys(("list", "dir"), "ls"),
+    **dict.fromkeys(("delete", "remove", "del"), "rm"),
+    **dict.fromkeys(("evaluate", "bench", "benchmark", "score"), "eval"),
+    "tags": "tag",
+}
+"""Command names other retrieval tools and MCP servers use, and the ``treehop`` command that
+does that (helper usage84: ``treehop serve-mcp --help`` answered argparse's bare "invalid
+choice" with thirteen names to read through)."""
+
+_INVALID_CHOICE = re.compile(r"^argument (?:COMMAND|ACTION): invalid choice: '(.*)' \(choose from")
+
+
+def _command_hint(parser: argparse.ArgumentParser, message: str) -> str:
+    """``"; did you mean 'mcp'?"`` for argparse's "invalid choice" of a (sub)command name
+    another tool uses (:data:`OTHER_TOOLS_COMMANDS`) or a misspelling of one
+    (:data:`NAMED_ALIKE`); ``""`` otherwise. Only a command's own name is ever printed."""
+    import difflib
+
+    m = _INVALID_CHOICE.match(message)
+    choose = next((a for a in parser._actions if isinstance(a, argparse._SubParsersAction)), None)
+    if m is None or choose is None:
+        return ""
+    typed, names = m.group(1).lower(), list(choose.choices)
+    meant = OTHER_TOOLS_COMMANDS.get(typed)
+    if meant not in names:
+        close = difflib.get_close_matches(typed, names, n=1, cutoff=NAMED_ALIKE)
+        meant = close[0] if close else None
+    return f"; did you mean '{meant}'?" if meant else ""
 
 
 _QUOTED_WORD = re.compile(r"[^\s'\"]+")

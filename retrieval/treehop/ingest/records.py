@@ -2302,7 +2302,14 @@ def check_filter_fields(
             f"cannot filter on {computed}: provenance is computed for each result, not stored "
             "metadata (filter on stored fields, tags or target_uri instead)"
         )
-    known = sorted(stored_fields(client) - HIDDEN_FIELDS - set(hidden))
+    held = stored_fields(client)
+    # The keys the caller shows on its results (LangChain's ``source``, LlamaIndex's
+    # ``file_name`` / ``file_path``) are offered too: a filter reads them (helper usage84: a
+    # retriever's message listed ``source_path`` but not the ``source`` every Document shows
+    # and a filter takes).
+    # (offered where a filter on it is accepted: the rule above)
+    offered = {f.key for f in shown if {*f.over, f.fallback} & held}
+    known = sorted((held - HIDDEN_FIELDS - set(hidden)) | offered)
     # (each name at most 100 characters, at most 30 / 10 of them: a filter on a field of a
     # million characters made a message of a million)
     listed = ", ".join(f"{k:.100}" for k in known[:30]) + (" ..." if len(known) > 30 else "")

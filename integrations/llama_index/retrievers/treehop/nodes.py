@@ -256,6 +256,28 @@ def show_file_keys(kept: dict[str, Any], uri: str) -> list[str]:
     return [key for key, _ in shown]
 
 
+#: Chunk metadata treehop's ingest writes (:mod:`treehop.ingest.tree_builder`): the chunk's
+#: heading path as text and as a list, and the index of its passage's first chunk.
+CHUNK_TITLE, HEADING_PATH, PASSAGE_START = "chunk_title", "heading_path", "passage_start"
+
+
+def echoed_keys(metadata: Mapping[str, Any], text: str) -> list[str]:
+    """The chunk keys the node's text already says or that mean nothing to a model, to leave
+    out of the LLM's and the embedder's text (kept in ``metadata`` for programs).
+
+    Why (helper usage84): a chunk that ``treehop index`` / ``add_resource`` stored leads its
+    text with its heading path (``Authentication › Getting it working``), and every retrieved
+    node wrote it into the prompt twice more, as ``chunk_title:`` and as the list
+    ``heading_path: [...]``, with ``passage_start: 6`` (a chunk number, bookkeeping) below:
+    about 50 tokens above every passage of a query engine's prompt. A ``chunk_title`` the
+    text does not hold (a VikingDB knowledge base's point) stays visible."""
+    keys = [PASSAGE_START] if PASSAGE_START in metadata else []
+    title = metadata.get(CHUNK_TITLE)
+    if isinstance(title, str) and title and title in text:
+        keys += [k for k in (CHUNK_TITLE, HEADING_PATH) if k in metadata]
+    return keys
+
+
 def to_node_with_score(m: MatchedContext, links: TreeLinks | None = None) -> NodeWithScore:
     """One hit as a ``NodeWithScore``; the score is treehop's final (reranked if any) score.
 
@@ -274,6 +296,7 @@ def to_node_with_score(m: MatchedContext, links: TreeLinks | None = None) -> Nod
     # stay in the metadata for programs but are not written into the LLM's or the embedder's
     # text: three blank lines above every passage of a prompt said nothing.
     empty = [k for k, v in metadata.items() if v is None or (_sized(v) and not v)]
+    empty += echoed_keys(kept, m.slot_text)
     node = HitNode(
         id_=m.uri,
         text=m.slot_text,  # a memory turn with the turns its slot carries

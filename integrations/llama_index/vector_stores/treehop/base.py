@@ -55,6 +55,7 @@ from llama_index.retrievers.treehop.nodes import (
     NODE_STORAGE_KEYS,
     PROVENANCE,
     SHOWN_FIELDS,
+    echoed_keys,
     show_file_keys,
     stored_datetime,
 )
@@ -395,7 +396,7 @@ class TreehopVectorStore(kit.IndexedStore, BasePydanticVectorStore):
         # ``file_name`` / ``file_path`` as the retriever's nodes do (``STORE_FILE_KEYS``; its
         # filters read the same rule). Why (helper leftovers71d): code reading
         # ``node.metadata["file_name"]`` raised KeyError over an index ``treehop index`` wrote.
-        twice = show_file_keys(plain, uri)
+        twice = show_file_keys(plain, uri) + echoed_keys(plain, text)
         return TextNode(
             id_=uri,
             text=text,
