@@ -1,5 +1,6 @@
-"""A client over an ``EmbeddedStore`` subclass (wrapped in a ``GuardedStore``) still adds
-after its index folder moved (helper review73; leftovers73b's ``reads_for_a_write``).
+"""A client's adds still make a new index after its index folder moved (helper review73;
+leftovers73b's ``reads_for_a_write``): through a ``GuardedStore``, and by ``remember`` /
+``add_messages``.
 
 leftovers73b made a direct store's reads raise once its folder left its path, except the
 reads a client's add makes before it takes the write lock (``reads_for_a_write(client.store)``).
@@ -7,6 +8,11 @@ A subclass that overrides one of the store's methods is wrapped (``guard_store``
 wrapper was marked, not the store it wraps, so ``add_resource`` / ``add_memory`` after the
 move raised the "renamed, moved or removed" ``StoreError`` from their place checks, where a
 plain ``EmbeddedStore`` (and this subclass at 01b50d4c) made a new index at the path.
+
+``remember`` and ``add_messages`` read the store before their write lock too (the
+conversation's kept sessions, the note's place) and were not marked: after the move they
+raised the error whose own text says "a write through this client makes a new, empty index
+here", where at 01b50d4c they wrote it.
 """
 
 from __future__ import annotations
@@ -70,3 +76,28 @@ def test_other_reads_through_the_wrapper_still_raise(tmp_path: Path) -> None:
             read()
     assert not idx.exists()
     c.close()
+
+
+@pytest.mark.parametrize("add", ["remember", "add_messages", "add_messages_session"])
+def test_memory_writes_after_the_move_make_a_new_index(tmp_path: Path, add: str) -> None:
+    idx, moved = tmp_path / "idx", tmp_path / "moved"
+    c = Treehop(path=str(idx), embedder=BagOfWordsEmbedder())
+    c.add_resource("the keys rotate every ninety days", name="keys.md")
+    os.rename(idx, moved)
+    with pytest.raises(StoreError, match="renamed, moved or removed"):
+        c.ls("viking://resources")
+    if add == "remember":
+        c.remember("prefers tea", name="tea")
+        want = "viking://~/memories/notes"
+    else:
+        session = {"session_id": "s1"} if add == "add_messages_session" else {}
+        c.add_messages([{"role": "user", "content": "I prefer tea"}], **session)
+        want = "viking://~/memories/conversations"
+    assert [e.uri for e in c.ls("viking://~/memories")] == [want]
+    assert c.find("tea").contexts()  # (the new index answers)
+    c.close()
+    assert (idx / "CURRENT").exists()
+    old = Treehop(path=str(moved), embedder=BagOfWordsEmbedder())
+    assert [e.uri for e in old.ls("viking://resources")] == ["viking://resources/keys.md"]
+    assert [e.uri for e in old.ls("viking://~/memories")] == []
+    old.close()
