@@ -1438,9 +1438,9 @@ class AsyncTreehop:
         ``extract_deadline_s`` in all; ``dated_text`` heads each turn's text with its day).
         See :mod:`treehop.memory`."""
         self._check_open()
-        # (its reads before the write lock, the session's kept turns, are the write's: after
-        # the index folder left its path the write makes a new index there, as add_resource's
-        # does; helper review73: they raised the folder's StoreError, leftovers73b's check)
+        # (its reads -- the sessions kept, the place checks -- are the write's, as
+        # add_memory's: after the folder left its path it makes a new index there; helper
+        # leftovers73c)
         with reads_for_a_write(self.store):
             return await memory.add_messages(
                 self,
@@ -1468,7 +1468,7 @@ class AsyncTreehop:
         ``add_memory`` it carries ``timestamp`` (default now) and ``speaker`` metadata, so
         ``since`` / ``until`` find it (see :func:`treehop.memory.remember`)."""
         self._check_open()
-        with reads_for_a_write(self.store):  # (as add_messages: its place checks are the write's)
+        with reads_for_a_write(self.store):  # (the write's reads, as add_messages')
             return await memory.remember(
                 self,
                 text,
