@@ -1438,16 +1438,20 @@ class AsyncTreehop:
         ``extract_deadline_s`` in all; ``dated_text`` heads each turn's text with its day).
         See :mod:`treehop.memory`."""
         self._check_open()
-        return await memory.add_messages(
-            self,
-            messages,
-            conversation_id=conversation_id,
-            session_id=session_id,
-            session_time=session_time,
-            extractor=extractor,
-            dated_text=dated_text,
-            extract_deadline_s=extract_deadline_s,
-        )
+        # (its reads -- the sessions kept, the place checks -- are the write's, as
+        # add_memory's: after the folder left its path it makes a new index there; helper
+        # leftovers73c)
+        with reads_for_a_write(self.store):
+            return await memory.add_messages(
+                self,
+                messages,
+                conversation_id=conversation_id,
+                session_id=session_id,
+                session_time=session_time,
+                extractor=extractor,
+                dated_text=dated_text,
+                extract_deadline_s=extract_deadline_s,
+            )
 
     async def remember(
         self,
@@ -1464,16 +1468,17 @@ class AsyncTreehop:
         ``add_memory`` it carries ``timestamp`` (default now) and ``speaker`` metadata, so
         ``since`` / ``until`` find it (see :func:`treehop.memory.remember`)."""
         self._check_open()
-        return await memory.remember(
-            self,
-            text,
-            name=name,
-            category=category,
-            speaker=speaker,
-            timestamp=timestamp,
-            tags=tags,
-            metadata=metadata,
-        )
+        with reads_for_a_write(self.store):  # (the write's reads, as add_messages')
+            return await memory.remember(
+                self,
+                text,
+                name=name,
+                category=category,
+                speaker=speaker,
+                timestamp=timestamp,
+                tags=tags,
+                metadata=metadata,
+            )
 
     async def assemble_context(
         self,

@@ -1483,8 +1483,26 @@ def _meant_option(parser: argparse.ArgumentParser, given: str) -> str | None:
     )
     if close:
         return names[close[0]]
-    first = _first_words_named(name, names)
+    checked = [
+        o[2:] for a in parser._actions if _value_checked(a) for o in a.option_strings if o in known
+    ]
+    first = _first_words_named(name, checked)
     return names[first] if first is not None else None
+
+
+def _value_checked(action: argparse.Action) -> bool:
+    """Whether following a hint to ``action`` cannot silently carry a value into another
+    meaning: it takes no value (``--json``), or argparse checks its value (a number's
+    ``type``, ``choices``). :func:`_meant_option` hints a name with words added
+    (:func:`_first_words_named`) only as such an option.
+
+    Why (helper review73; leftovers73a's open item): ``treehop find q --user-agent x`` was
+    asked "did you mean --user?": a free-text option takes whatever it is given, so the
+    hint, followed, stores memories under a user named by a browser string. A flag's or a
+    checked value's hint (``--json-lines``, ``--limit-docs``, ``--mode-name``) is right or
+    refused. (A close spelling as a whole name is hinted whatever the option:
+    :func:`_named_alike`'s 0.7.)"""
+    return action.nargs == 0 or action.type is not None or action.choices is not None
 
 
 def _first_words_named(name: str, known: Iterable[str]) -> str | None:

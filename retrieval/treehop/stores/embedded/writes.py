@@ -66,8 +66,13 @@ def reads_for_a_write(store: object) -> Iterator[None]:
     Why (helper leftovers73b; leftovers72a's open item): a client's add reads the store
     before it takes the write lock (``add_resource``'s place check, ``add_memory``'s, the
     records' plan), and those reads must see the index the add then makes at the path;
-    every other read raises. Any store may be given (only an embedded one reads it)."""
-    token = _READS_FOR_A_WRITE.set((*_READS_FOR_A_WRITE.get(), store))
+    every other read raises. Any store may be given (only an embedded one reads it), a
+    :class:`~treehop.stores.guarded.GuardedStore` too: the store it wraps is marked (helper
+    review73: a client's ``store`` is that wrapper around an ``EmbeddedStore`` subclass that
+    overrides a method, and its add after the move raised the error from its place check)."""
+    inner = getattr(store, "_inner", None)
+    marked = (store,) if inner is None else (store, inner)
+    token = _READS_FOR_A_WRITE.set((*_READS_FOR_A_WRITE.get(), *marked))
     try:
         yield
     finally:
