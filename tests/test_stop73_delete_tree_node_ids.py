@@ -66,3 +66,11 @@ def test_unknown_ids_and_the_stores_own_passages_still_delete(client: Treehop) -
     assert store.get_by_ids([b]) == []
     (keys,) = store.get_by_ids([KEYS])  # the indexed file untouched
     assert keys.id == KEYS
+
+
+def test_the_refusal_shows_the_uri_as_refusals_show_a_value(client: Treehop) -> None:
+    store = TreehopVectorStore(client=client)
+    a_dir = "viking://resources/docs"  # a directory the fixture wrote
+    with pytest.raises(InvalidURIError) as err:
+        store.delete([a_dir])
+    assert repr(a_dir) in str(err.value)  # shown as every refusal shows a caller's value

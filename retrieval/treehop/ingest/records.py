@@ -2061,7 +2061,7 @@ class PassageStore:
             others = await client._io(self._other_nodes_named, missing) if missing else []
             if others:
                 # (before anything is deleted: the whole call is refused)
-                shown = ", ".join(client.display(uri) for uri, _ in others[:3])
+                shown = ", ".join(shown_value(client.display(uri)) for uri, _ in others[:3])
                 more = f" and {len(others) - 3} more" if len(others) > 3 else ""
                 raise InvalidURIError(
                     f"delete: {len(others)} of the ids asked name a node this store did not "
