@@ -1566,29 +1566,41 @@ class AsyncTreehop:
         return out
 
     # ------------------------------------------------------------------ sessions
+    # (the reads start with _fresh, as every other read does: after the index folder left
+    # its path they raise its StoreError, where they answered "not found" / no sessions;
+    # the writes read the session they append to as the write's own reads, and make a new
+    # index at the path as the adds do; helper leftovers73c)
     async def create_session(self) -> str:
         """Start a conversation; its id is passed to ``search(session_id=...)``."""
         self._check_open()
-        return await asyncio.to_thread(self.sessions.create_session, self.user)
+        self._fresh_write()
+        with reads_for_a_write(self.store):
+            return await asyncio.to_thread(self.sessions.create_session, self.user)
 
     async def add_message(self, session_id: str, role: str, content: str) -> None:
         """Append a message; old turns are folded into the session summary as it grows."""
         self._check_open()
-        await self.sessions.aadd_message(session_id, role, content)
+        self._fresh_write()
+        with reads_for_a_write(self.store):
+            await self.sessions.aadd_message(session_id, role, content)
 
     async def get_session(self, session_id: str) -> Session:
         """This user's session; another user's id is :class:`NotFoundError`, like a missing one."""
         self._check_open()
+        self._fresh()
         return self.sessions.get(session_id)
 
     async def list_sessions(self) -> list[Session]:
         """This user's sessions, oldest first (never another user's)."""
         self._check_open()
+        self._fresh()
         return self.sessions.list_sessions()
 
     async def delete_session(self, session_id: str) -> None:
         self._check_open()
-        await asyncio.to_thread(self.sessions.delete, session_id)
+        self._fresh_write()
+        with reads_for_a_write(self.store):
+            await asyncio.to_thread(self.sessions.delete, session_id)
 
     def _to_find_result(
         self,

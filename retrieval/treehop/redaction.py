@@ -152,13 +152,37 @@ _VENDOR_SHAPES = (
     r"sk-[A-Za-z0-9_-]{20,}"
     r"|(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,}"
     r"|hf_[A-Za-z0-9]{30,}|xox[abprs]-[A-Za-z0-9-]{10,}|glpat-[A-Za-z0-9_-]{20,}"
-    r"|AKIA[0-9A-Z]{16}|AIza[0-9A-Za-z_-]{35}"
+    r"|AKIA[0-9A-Z]{16}[0-9A-Za-z]*|AIza[0-9A-Za-z_-]{35,}"
 )
+_GLUED_SHAPES = (
+    r"sk-(?:proj|ant|svcacct|admin)-[A-Za-z0-9_-]{20,}|sk-(?=[A-Za-z]*[0-9])[A-Za-z0-9]{32,}"
+    r"|(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,}"
+    r"|hf_[A-Za-z0-9]{30,}|xox[abprs]-[A-Za-z0-9-]{10,}|glpat-[A-Za-z0-9_-]{20,}"
+    r"|AKIA[0-9A-Z]{16}[0-9A-Za-z]*|AIza[0-9A-Za-z_-]{35,}"
+)
+"""The shapes that are a key wherever they stand, glued to a word before them too: every
+shape of :data:`_VENDOR_SHAPES` but the bare ``sk-`` + 20, which a word ending in ``sk``
+shares (``task-sk-...``, ``disk-space-monitoring-...``); in its place ``sk-proj-``,
+``sk-ant-``, ``sk-svcacct-``, ``sk-admin-`` + 20 and ``sk-`` + 32 letters and digits with a
+digit among them (the legacy and the many ``sk-<hex>`` keys).
+
+Why (helper leftovers73c; attacks86's open item): a key pasted glued after ``_``, a letter
+or a digit (``MY_KEY_sk-proj-...``, ``KEY_ghp_...``, ``xAKIA...``: an environment name and
+its value run together, a copy that caught a character before the key) was no token start
+and was shown whole. Each of these shapes begins with a fixed prefix and, when it fails,
+fails within its prefix and minimum length (the ``sk-`` digit lookahead reads letters
+only, up to the next ``-``): a constant test per position, so the scan stays linear.
+
+``AKIA`` and ``AIza`` run to the end of their token (``[0-9A-Za-z]*``, ``{35,}``): with one
+length and no end, a longer token had its first 20 / 39 characters masked and its tail
+shown (attacks86's open item)."""
 _VENDOR_KEY = re.compile(
-    r"(?=[sghxA])(?:(?<![A-Za-z0-9_])(?<![A-Za-z0-9_]-)|"
+    r"(?=[sghxA])(?:(?:(?<![A-Za-z0-9_])(?<![A-Za-z0-9_]-)|"
     + _ESCAPED
     + r")(?:"
     + _VENDOR_SHAPES
+    + ")|"
+    + _GLUED_SHAPES
     + ")"
 )
 """The shapes vendors give their API keys (a prefix, then a long run of key characters),
@@ -166,8 +190,15 @@ matched as a whole token: ``sk-learn`` or ``hf_hub`` are too short to match, and
 start the token (no letter, digit, ``_`` or ``-`` before it), so each token is tried once at
 its start and the scan stays linear. A token also starts after dashes that start a word
 (``--sk-proj-...``: a key pasted as an option, glued to its dashes; not ``task-sk-...``) and
-right after an escape (:data:`_ESCAPED`; helper attacks86)."""
-_VENDOR_KEY_PLAIN = re.compile(r"(?<![A-Za-z0-9_])(?<![A-Za-z0-9_]-)(?:" + _VENDOR_SHAPES + ")")
+right after an escape (:data:`_ESCAPED`; helper attacks86). The shapes of
+:data:`_GLUED_SHAPES` match anywhere (helper leftovers73c)."""
+_VENDOR_KEY_PLAIN = re.compile(
+    r"(?=[sghxA])(?:(?<![A-Za-z0-9_])(?<![A-Za-z0-9_]-)(?:"
+    + _VENDOR_SHAPES
+    + ")|"
+    + _GLUED_SHAPES
+    + ")"
+)
 """The same where no escape stands (:func:`redact` reads it for a text with no ``\\`` or
 ``%``)."""
 

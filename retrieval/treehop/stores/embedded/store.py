@@ -749,11 +749,23 @@ class EmbeddedStore(_SearchPaths, _Writes, _AnnWorker, _LexicalSync, _Generation
     # State blobs (sessions, settings) change far more often than vectors, so they live outside
     # the generations in ``<path>/state/`` and each is written atomically on its own: adding a
     # chat message must not rewrite the index.
+    def _state_in_place(self) -> None:
+        """Raise :attr:`_gone` (:meth:`check_in_place`'s error) for a read of a state blob
+        while the index folder is gone from its path, unless a write holds the store.
+
+        Why (helper leftovers73c; leftovers73b's open item): state blobs are read by path,
+        not from the snapshot, so after the folder moved :meth:`get_state` answered
+        ``None`` and :meth:`state_keys` ``[]`` -- a session "not found", a folder's manifest
+        absent -- where every other read of the store raised this error."""
+        if self._gone is not None and not self._writing():
+            raise self._gone
+
     def get_state(self, key: str) -> bytes | None:
         check_state_key(key)
         with self._wlock:
             if self.path is None:
                 return self._state.get(key)
+            self._state_in_place()
             # The file's (inode, mtime, size) is checked on every read: a blob is replaced,
             # never rewritten, so an unchanged stamp is an unchanged blob (~2 us). Cached
             # without the check, a blob another process wrote later was never seen here: a
@@ -785,6 +797,8 @@ class EmbeddedStore(_SearchPaths, _Writes, _AnnWorker, _LexicalSync, _Generation
         is ``b""`` and is not listed)."""
         check_state_key(prefix)
         with self._wlock:
+            if self.path is not None:
+                self._state_in_place()
             keys = {k for k, v in self._state.items() if k.startswith(prefix + "/") and v}
             gone = {k for k, v in self._state.items() if not v}
             if self.path is not None:
@@ -803,6 +817,9 @@ class EmbeddedStore(_SearchPaths, _Writes, _AnnWorker, _LexicalSync, _Generation
         check_state_key(key)
         with self._wlock:
             if self.path is not None:
+                # (a write: after the folder left its path it makes a new index there, whose
+                # reads see it, as an upsert's does; helper leftovers73c)
+                self._gone = None
                 f = self.path / "state" / key
                 tmp = f.with_name(f".{f.name}.tmp-{os.getpid()}")
                 try:

@@ -118,8 +118,10 @@ class _Writes(_StoreAttributes):
                 self._folder_id = folder
             elif folder != self._folder_id and not self._dirty:
                 # (the folder was replaced between writes, no client write holding it: this
-                # write goes to the folder now at the path, read first)
+                # write goes to the folder now at the path, read first -- an empty one too,
+                # where this write makes the new index)
                 self._follow_path()
+                self._gone = None
                 return
             on_disk = _read_current(self.path)
             mine = self._committed["generation"] if self._committed else 0
@@ -183,15 +185,23 @@ class _Writes(_StoreAttributes):
         self._node_cache.clear()
         self._md_cache.clear()
         self._open_path(clean=False)
-        if had and self._folder_id is None:
+        if had and self._committed is None:
             # (nothing at the path now, where a committed generation was read from: answering
             # every read as an empty index said "nothing stored" of an index that was only
             # moved (attacks83, leftovers71d; helper leftovers72a). check_in_place raises
             # this until a write begins here -- that one makes a new index at the path, as
-            # before -- or a folder appears at the path, which is then read.)
+            # before -- or an index is committed at the path, which is then read. A folder
+            # that holds no index (an empty one put there, a ``mkdir`` after the move) is
+            # not the index this client read either, and answered as an empty index the
+            # same way (helper leftovers73c; attacks86's open item).)
+            here = (
+                "nothing is stored at that path now"
+                if self._folder_id is None
+                else "the folder at that path now holds no index"
+            )
             self._gone = StoreError(
                 f"the index folder {str(self.path)[:200]} was renamed, moved or removed "
-                "since this client read it: nothing is stored at that path now. Open the "
+                f"since this client read it: {here}. Open the "
                 "index where it is now (its folder opens from any path: nothing in it names "
                 "its own location); a write through this client makes a new, empty index here"
             )
