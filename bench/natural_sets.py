@@ -516,6 +516,12 @@ change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py
   rule (:func:`split_pod_page_faq`, unchanged), beside the library's other documentation as
   ``perldoc`` shows it (:func:`dbix_class_faq_set`). Built in stop 73 and measured once: an
   untuned check (helper heldout91).
+* ``mksh-faq``: the MirBSD Korn Shell's FAQ (Debian ``mksh``, ``FAQ.htm``: one XHTML page,
+  ~46 ``<h2>`` entries, questions and stated problems): every entry deleted by Django's
+  heading rule (:func:`split_heading_questions`, unchanged, at level 2), the contents list
+  dropped (:func:`drop_anchor_lists`), beside Debian's notes, the examples and the two
+  mdoc man pages (:func:`mdoc_page_markdown`, the one new reading) (:func:`mksh_faq_set`).
+  Built in stop 74 and measured once: an untuned check (helper heldout94).
 * ``xboard-faq``: XBoard and WinBoard's FAQ (Debian ``xboard``, ``FAQ.html``: hand-written
   HTML, ~60 labelled ``<h3>`` questions under four ``<h2>`` groups): every question and the
   contents lists deleted (:func:`split_xboard_faq`), beside the engine protocol page, the
@@ -686,6 +692,7 @@ HELD_OUT_SETS = (
     "dnsmasq-faq",
     "harden-doc-faq",
     "dbix-class-faq",
+    "mksh-faq",
 )
 """Natural-question sets that no screening script reads by default (``--sets`` names them):
 measured once per change as an untuned check of whether a method chosen on the sets above
@@ -15520,6 +15527,213 @@ def dbix_class_faq_set() -> NaturalSet:
     )
 
 
+# --------------------------------------------------------------------------------------
+# A hand-written HTML FAQ of one page beside its program's mdoc man pages and notes (mksh),
+# read by Django's heading rule
+# --------------------------------------------------------------------------------------
+
+MKSH_PACKAGE = "mksh"
+MKSH_DOC = "usr/share/doc/mksh"
+MKSH_FAQ = "FAQ.htm"
+"""The MirBSD Korn Shell's FAQ as the project generates it from its sources (``mksh.faq``
+through ``FAQ2HTML.sh``) and Debian ships it: one XHTML page, a contents list of links to
+the entries (``<h1>Table of Contents</h1>``), then ``<h1>Frequently Asked Questions</h1>``
+over ~46 ``<h2>`` entries, each followed by its answer in a ``<div>``, and an ``<h1>Imprint``.
+Users' questions ("How does mksh load configuration files?", "How can I do local arrays?")
+and stated problems ("The testsuite fails!", "^L (Ctrl-L) does not clear the screen",
+"${@?}: bad substitution"). Every ``<h2>`` asks (:func:`split_heading_questions`, Django's
+rule, unchanged, at level 2): the authors made each one an entry; the ``<h1>`` titles stay."""
+MKSH_TEXTS = ("README.Debian.gz", "NEWS.Debian.gz")
+"""Debian's notes beside the FAQ (which binary is which, ``/bin/sh``, the shipped
+``/etc/mkshrc``): in, as text. Out: ``changelog.Debian.gz``, ``copyright``, the testsuite
+(``check.t.gz``, ``check.pl.gz``, ``mtest.t``, ``testdata.*``)."""
+MKSH_EXAMPLES = "examples"
+"""The commented example startup file ``dot.mkshrc`` and the ``uhr`` clock script: in, as text
+(:func:`_add_folder`)."""
+MKSH_MAN = ("usr/share/man/man1/mksh.1.gz", "usr/share/man/man1/lksh.1.gz")
+"""The two manual pages (the shell's full reference, and the legacy ``lksh``'s), written in
+the mdoc macros: in, as markdown (:func:`mdoc_page_markdown`)."""
+_MDOC_MACRO_NAMES = (
+    "Ac Ad An Ao Ap Aq Ar Bc Bo Bq Brc Bro Brq Cm Dc Do Dq Dv Ec Em En Eo Er Es Ev Fa Fc Fl "
+    "Fn Fo Fr Ft Ic Li Lk Ms Mt Nm No Ns Oc Oo Op Pa Pc Pf Po Pq Qc Ql Qo Qq Sc So Sq Sx Sy "
+    "Tn Va Vt Xc Xo Xr At Bx Dx Fx Mx Nx Ox Ux"
+)
+_MDOC_CALLABLE = frozenset(_MDOC_MACRO_NAMES.split())
+"""The mdoc macros that may be called from another macro's line (their names are markup, not
+words), and the few that print a system's name."""
+_MDOC_NAMES = {
+    "At": "AT&T UNIX",
+    "Bx": "BSD",
+    "Dx": "DragonFly",
+    "Fx": "FreeBSD",
+    "Mx": "MirBSD",
+    "Nx": "NetBSD",
+    "Ox": "OpenBSD",
+    "Ux": "UNIX",
+}
+_MDOC_STRING = re.compile(r"\\\*(?:\((..)|\[([^\]\s]*)\]|(.))")
+_MDOC_STRINGS = {
+    "Ba": "|",
+    "Lt": "<",
+    "Gt": ">",
+    "aq": "'",
+    "TI": "~",
+    "ha": "^",
+    "en": "-",
+    "EM": " -- ",
+    "Lq": '"',
+    "Rq": '"',
+}
+_MDOC_PUNCT = re.compile(r"^[.,:;)\]?!]+$")
+
+
+def _mdoc_strings(text: str) -> str:
+    """``text`` with roff's named strings (``\\*(Ba``, ``\\*[Lt]``) as the characters mksh's
+    page defines them to be; an unknown one dropped. One pass."""
+    return _MDOC_STRING.sub(
+        lambda m: _MDOC_STRINGS.get(m.group(1) or m.group(2) or m.group(3), ""), text
+    )
+
+
+def _mdoc_words(args: Sequence[str], name: str) -> str:
+    """A macro line's arguments as the text ``man`` prints: the callable macros' names dropped
+    (``Ar``, ``Dq``), ``Fl x`` as ``-x``, ``Xr sh 1`` as ``sh(1)``, a bare ``Nm`` as the
+    page's ``name``, ``Ns`` and ``Pf`` joining their neighbours, closing punctuation set
+    against the word before it, the system-name macros (``Fx``) as the name. One pass."""
+    out: list[str] = []
+    glue = False  # the next word joins the previous one with no space
+    dash = False  # the next word is a flag: "-" before it
+    k = 0
+    while k < len(args):
+        tok = args[k]
+        k += 1
+        if tok in _MDOC_CALLABLE:
+            nxt = args[k] if k < len(args) else None
+            plain = nxt is not None and nxt not in _MDOC_CALLABLE and not _MDOC_PUNCT.match(nxt)
+            if tok in {"Ns", "Pf", "Ap"}:
+                glue = True
+                if tok == "Ap":
+                    out.append("'")
+                continue
+            if tok == "Fl":
+                if plain:
+                    dash = True
+                else:
+                    out.append("-")
+                continue
+            if tok == "Xr" and plain and k + 1 < len(args):
+                tok, k = f"{args[k]}({args[k + 1]})", k + 2
+            elif tok == "Nm" and not plain:
+                tok = name
+            elif tok in _MDOC_NAMES:
+                tok = _MDOC_NAMES[tok]
+            else:
+                continue
+        word = ("-" if dash else "") + _roff_inline(_mdoc_strings(tok))
+        dash = False
+        if out and (glue or _MDOC_PUNCT.match(tok)):
+            out[-1] += word
+        else:
+            out.append(word)
+        glue = tok == "("
+    return " ".join(w for w in out if w)
+
+
+def mdoc_page_markdown(roff: str) -> str:
+    """A man page in the mdoc macros (mksh's: ``.Dt``, ``.Sh``/``.Ss``, ``.Bl``/``.It`` lists,
+    callable macros on every line, ``.Nm`` for the program's name) -> markdown, as a reader of
+    ``man`` sees the text: ``# NAME(section)`` from ``.Dt``, ``## `` for ``.Sh`` and ``### ``
+    for ``.Ss``, an ``.It`` item's tag a paragraph of its own over its text, ``.Pp`` and the
+    list and display macros a paragraph break, every other macro line its words
+    (:func:`_mdoc_words`). Everything before ``.Dt`` (the copyright comment and mksh's
+    groff/nroff compatibility preamble of ``.de``, ``.ie``, ``.ds`` requests) is left out,
+    as are comments and the lowercase roff requests after it (``.br``). Enough for the pages of
+    one package, not all mdoc (no ``.Bd -literal`` fences, no tables). One pass."""
+    lines = roff.split("\n")
+    start = next((i for i, line in enumerate(lines) if line.startswith(".Dt")), 0)
+    out: list[str] = []
+    name = ""
+    for raw in lines[start:]:
+        if raw.startswith(('.\\"', "'\\\"")) or raw.strip() in {".", "'"}:
+            continue
+        if not raw.startswith((".", "'")):
+            out.append(_roff_inline(_mdoc_strings(raw)))
+            continue
+        macro, _, rest = raw[1:].strip().partition(" ")
+        args = [a or b for a, b in _ROFF_ARGS.findall(rest)]
+        if macro == "Dt" and args:
+            out += [f"# {args[0]}({args[1] if len(args) > 1 else ''})", ""]
+        elif macro in {"Sh", "Ss"}:
+            level = "##" if macro == "Sh" else "###"
+            out += ["", f"{level} {_mdoc_words(args, name)}", ""]
+        elif macro in {"Pp", "Lp", "Bl", "El", "Bd", "Ed", "Rs", "Re"}:
+            out.append("")
+        elif macro == "It":
+            out += ["", _mdoc_words(args, name), ""]
+        elif macro in {"Os", "Dd", "Sm", "Bk", "Ek"}:
+            continue  # the system, the date, spacing and keep modes: layout only
+        elif macro[:1].isupper():
+            if macro == "Nm" and not name and args:
+                name = args[0]  # the first .Nm names the program
+            called = [macro, *args] if macro in _MDOC_CALLABLE else args
+            out.append(_mdoc_words(called, name))
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(out)).strip() + "\n"
+
+
+def split_mksh_faq(page_html: str) -> tuple[str, list[tuple[str, str, str]]]:
+    """mksh's ``FAQ.htm`` -> (the page as markdown without its questions, [(id, question,
+    answer)]): the contents list of links into the page dropped (:func:`drop_anchor_lists`,
+    XTerm's reading, unchanged), the page read as a hand-written HTML page
+    (:func:`page_to_markdown`: ``<h1>`` as ``#``, ``<h2>`` as ``##``), then Django's heading
+    rule unchanged (:func:`split_heading_questions` at level 2: every ``##`` entry with text
+    under it asks, its answer that text up to the next heading; the ``#`` titles stay). Ids
+    are the questions' slugs, a repeat ``-2``."""
+    text, pairs = split_heading_questions(page_to_markdown(drop_anchor_lists(page_html)))
+    seen: dict[str, int] = {}
+    return text, [(_repeat_id(seen, _slug(q)), q, a) for q, a in pairs]
+
+
+def mksh_faq_set() -> NaturalSet:
+    """The MirBSD Korn Shell's FAQ (Debian ``mksh``, ``/usr/share/doc/mksh/FAQ.htm``: one
+    XHTML page, ~46 ``<h2>`` entries) as one file ``FAQ.md`` with every question deleted by
+    Django's heading rule (:func:`split_mksh_faq`: the contents list dropped, every ``##``
+    entry with text a question, its answer the text up to the next heading), beside Debian's
+    notes (:data:`MKSH_TEXTS`), the examples folder (:data:`MKSH_EXAMPLES`) and the two
+    manual pages (:data:`MKSH_MAN`, through :func:`mdoc_page_markdown`, the one new reading:
+    no earlier set's man page was written in mdoc). Ids are the questions' slugs
+    (``mksh-faq:how-can-i-do-local-arrays``). Entries whose answer is under
+    :data:`MIN_ANSWER_WORDS` words are left out and named. Built in stop 74 and measured
+    once, with no change to the retriever: an untuned check (helper heldout94)."""
+    root, doc, faq_path = _packaged_doc(MKSH_PACKAGE, MKSH_DOC, MKSH_FAQ)
+    text, qa = split_mksh_faq(_doc_text(faq_path, "utf-8"))
+    if not qa:
+        raise FileNotFoundError(f"no FAQ questions in {faq_path}")
+    files = {"FAQ.md": text}
+    asked = _faq_questions("mksh-faq", qa, "FAQ.md")
+    kept = _add_notes(files, doc, MKSH_TEXTS)
+    kept += _add_folder(files, doc, MKSH_EXAMPLES)
+    for rel in MKSH_MAN:
+        path = root / rel
+        if path.is_file():
+            stem = path.name.removesuffix(".gz")
+            files[f"man/{stem}.md"] = mdoc_page_markdown(_doc_text(path, "utf-8"))
+            kept.append(stem)
+    return _judged_package_set(
+        "mksh-faq",
+        root,
+        files,
+        asked,
+        lambda version, unjudged: (
+            f"mksh FAQ from {MKSH_PACKAGE} {version} ({MKSH_FAQ}, XHTML, {len(qa)} <h2> "
+            "entries deleted by Django's heading rule at level 2, the contents list dropped, "
+            "the <h1> titles kept) + Debian's notes, the examples and the mdoc man pages "
+            f"beside it ({', '.join(kept)}); changelog, copyright and the testsuite out; "
+            "answer = the text under a question up to the next heading; left out, answer "
+            f"under {MIN_ANSWER_WORDS} words: {' | '.join(unjudged) or 'none'}"
+        ),
+    )
+
+
 BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "django-faq": lambda emb: django_faq_set(),
     "gitfaq": lambda emb: gitfaq_set(),
@@ -15626,6 +15840,7 @@ BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "dnsmasq-faq": lambda emb: dnsmasq_faq_set(),
     "harden-doc-faq": lambda emb: harden_doc_faq_set(),
     "dbix-class-faq": lambda emb: dbix_class_faq_set(),
+    "mksh-faq": lambda emb: mksh_faq_set(),
     "cranfield": cranfield_set,
     "pytest-derived": lambda emb: pytest_derived_set(),
 }
