@@ -12,12 +12,15 @@ rewrite``). A passage's abstract is shown, never embedded: a file's (embedded) i
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from treehop import Treehop
+from treehop.ingest import summaries, writer
 from treehop.ingest.summaries import ExtractiveSummarizer, first_sentence
 
 from treehop_test_doubles import BagOfWordsEmbedder
@@ -112,3 +115,28 @@ def test_a_docinfo_field_list_never_reaches_a_passages_abstract(fields, sentence
     assert first_sentence(text, "rst", as_read=True) == sentence
     with_abstract = block + ":Abstract:\n  " + sentence + "\n\nOther text here.\n"
     assert first_sentence(with_abstract, "rst", as_read=True) == sentence
+
+
+def test_a_reindex_rewrites_the_abstracts_an_older_reading_gave_without_embedding(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An index built before this change gets the new passage abstracts at its next
+    ``treehop index`` / ``add_resource`` of the folder (``READING_VERSION``), though no file
+    changed; nothing is embedded again, since no embedded text changed."""
+    doc = tmp_path / "doc"
+    doc.mkdir()
+    (doc / "rewrite.txt").write_text(REWRITE, encoding="utf-8")
+    uri = "viking://resources/doc/rewrite.txt#chunk-0"
+    with monkeypatch.context() as m:  # the reading before: field lines read as prose
+        m.setattr(summaries, "_RST_FIELD", re.compile("(?!)"), raising=False)
+        m.setattr(writer, "READING_VERSION", writer.READING_VERSION - 1)
+        with Treehop(str(tmp_path / "idx"), embedder=BagOfWordsEmbedder()) as th:
+            th.add_resource(str(doc), target_uri="viking://resources/doc")
+            old = th.store.get([uri])[0]
+    assert old is not None and ":Author: Jan Kneschke" in old.abstract  # the premise
+    with Treehop(str(tmp_path / "idx"), embedder=BagOfWordsEmbedder()) as th:
+        again = th.add_resource(str(doc), target_uri="viking://resources/doc")
+        new = th.store.get([uri])[0]
+    assert again.read == 1 and again.embedded == 0
+    assert new is not None and new.abstract == "URL Rewrites › Module: mod_rewrite: url rewrite"
+    assert new.content == old.content
