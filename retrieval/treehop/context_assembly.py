@@ -614,7 +614,11 @@ def _short_names(keys: Iterable[str]) -> dict[str, str]:
     return out
 
 
-_EXTENSION = re.compile(r"(?<=[^./])\.[A-Za-z][A-Za-z0-9]{0,4}$")
+_EXTENSION = re.compile(r"(?<=[^./])(?:\.[A-Za-z][A-Za-z0-9]{0,4}(?:\.gz)?|\.gz)$")
+"""A file extension, with the ``.gz`` a compressed file adds (``authentication.txt.gz`` ->
+``authentication``, as ``dirlisting.txt`` -> ``dirlisting``): dropping ``.gz`` alone named a
+file that is not in the tree (``[authentication.txt]`` over lighttpd's doc folder; helper
+usage85). Debian's doc folders ship such files; treehop reads them (docs/ingest.md)."""
 
 
 def _without_extensions(names: Mapping[str, str]) -> dict[str, str]:

@@ -259,6 +259,9 @@ def show_file_keys(kept: dict[str, Any], uri: str) -> list[str]:
 #: Chunk metadata treehop's ingest writes (:mod:`treehop.ingest.tree_builder`): the chunk's
 #: heading path as text and as a list, and the index of its passage's first chunk.
 CHUNK_TITLE, HEADING_PATH, PASSAGE_START = "chunk_title", "heading_path", "passage_start"
+#: A file's name and its path relative to the folder read (every file node treehop's ingest
+#: writes stores both).
+NAME, SOURCE_PATH = "name", "source_path"
 
 
 def echoed_keys(metadata: Mapping[str, Any], text: str) -> list[str]:
@@ -270,11 +273,19 @@ def echoed_keys(metadata: Mapping[str, Any], text: str) -> list[str]:
     node wrote it into the prompt twice more, as ``chunk_title:`` and as the list
     ``heading_path: [...]``, with ``passage_start: 6`` (a chunk number, bookkeeping) below:
     about 50 tokens above every passage of a query engine's prompt. A ``chunk_title`` the
-    text does not hold (a VikingDB knowledge base's point) stays visible."""
+    text does not hold (a VikingDB knowledge base's point) stays visible.
+
+    A file at the top of the folder ``treehop index`` read stores ``name`` and
+    ``source_path`` alike (``name: ssl.txt`` over ``source_path: ssl.txt`` above every
+    passage of lighttpd's doc folder: helper usage85): ``name`` is left out of the text
+    there, and shown where the path says more (``examples/drupal``)."""
     keys = [PASSAGE_START] if PASSAGE_START in metadata else []
     title = metadata.get(CHUNK_TITLE)
     if isinstance(title, str) and title and title in text:
         keys += [k for k in (CHUNK_TITLE, HEADING_PATH) if k in metadata]
+    name = metadata.get(NAME)
+    if isinstance(name, str) and name and name == metadata.get(SOURCE_PATH):
+        keys.append(NAME)
     return keys
 
 
