@@ -159,11 +159,11 @@ _PCT = r"%(?:25)*"
 """A percent sign, itself URL-encoded none or more times (``%``, ``%25``, ``%2525``): what
 ``%`` reads as once a URL is carried inside another URL's query."""
 _ENCODED_VALUE = re.compile(
-    r"(?i)((?:\b\w*?(?:api[-_]?key|access[-_]?key|secret[-_]?key|token|secret|password"
-    r"|passwd|pwd|passphrase|credential|signature|authorization)(?:" + _PCT + r"2[27])?"
-    r"(?:" + _PCT + r"3D|" + _PCT + r"3A)"
-    r"|" + _PCT + r"(?:3F|26)[\w.-]*?(?:key|sig|auth|code)" + _PCT + r"3D"
-    r"|\b\w*?bearer(?=" + _PCT + r"20|\+))"
+    r"(?i)((?:\b(?=\w*[%+-])(?:\w*?(?:api[-_]?key|access[-_]?key|secret[-_]?key|token"
+    r"|secret|password|passwd|pwd|passphrase|credential|signature|authorization)"
+    r"(?:" + _PCT + r"2[27])?(?:" + _PCT + r"3D|" + _PCT + r"3A)"
+    r"|\w*?bearer(?=" + _PCT + r"20|\+))"
+    r"|" + _PCT + r"(?:3F|26)[\w.-]*?(?:key|sig|auth|code)" + _PCT + r"3D)"
     r"(?:" + _PCT + r"2[027]|\+)*(?:(?:bearer|basic|token)(?:" + _PCT + r"20|\+)+)?)"
     r"((?:[^\s%&'\",;\\]|%(?!(?:25)*(?:2[0236Cc]|3[Bb]|0[AaDd]))[0-9A-Fa-f]{2})+)"
 )
@@ -178,7 +178,9 @@ Why (helper attacks87): a URL carried inside another URL's query (``next=`` /
 encoded writes ``=`` as ``%3D`` and ``&`` as ``%26``: :data:`_SECRET_PARAM` and
 :data:`_HEADER_VALUE` read the plain characters only, and ``next=%2Fv1%3Fapi_key%3D...``
 showed the key whole. Each name is matched from a word's start (or its ``%3F`` / ``%26``)
-by a lazy run of word characters, and a ``(?:25)*`` reads one run of ``25`` s: linear."""
+by a lazy run of word characters, only for a word followed by ``%``, ``+`` or ``-`` (read
+once, up to the first of them: most words are passed over at that one look), and a
+``(?:25)*`` reads one run of ``25`` s: linear."""
 
 _VENDOR_SHAPES = (
     r"sk-[A-Za-z0-9_-]{20,}"
