@@ -125,14 +125,14 @@ def _header_value(escaped: bool) -> re.Pattern[str]:
         + start("bearer")
         + r"\s+|"
         + start("authorization")
-        + r"\b[\"']?\s*[:=]\s*[\"']?(?:[A-Za-z0-9-]+\s+(?=\S))?"
-        r"|\b(?:x-)?\w*?api[-_]?key\b[\"']?\s*[:=]\s*[\"']?"
-        r"|" + start("x-security-token") + r"\b[\"']?\s*[:=]\s*[\"']?"
-        r"|\b\w*?(?:access|secret)[-_]?key\b[\"']?\s*[:=]\s*[\"']?"
+        + r"\b(?:\\*[\"'])?\s*[:=]\s*(?:\\*[\"'])?(?:[A-Za-z0-9-]+\s+(?=\S))?"
+        r"|\b(?:x-)?\w*?api[-_]?key\b(?:\\*[\"'])?\s*[:=]\s*(?:\\*[\"'])?"
+        r"|" + start("x-security-token") + r"\b(?:\\*[\"'])?\s*[:=]\s*(?:\\*[\"'])?"
+        r"|\b\w*?(?:access|secret)[-_]?key\b(?:\\*[\"'])?\s*[:=]\s*(?:\\*[\"'])?"
         r"|" + start("credential=") + "|" + start("signature=") + r"|\b\w*?"
         r"(?:token|secret|password|passwd|pwd|passphrase)\b"
-        r"(?:[\"']\s*:\s*[\"']?|\s*=\s*[\"']?))"
-        r"((?:[^\s\"',;&\\]|\\(?!r\\n|n[\w-]+[ \t]*:))+)"
+        r"(?:\\*[\"']\s*:\s*(?:\\*[\"'])?|\s*=\s*(?:\\*[\"'])?))"
+        r"((?:[^\s\"',;&\\]|\\\\|\\(?![\\\"']|r\\n|n[\w-]+[ \t]*:))+)"
     )
 
 
@@ -142,11 +142,45 @@ value after it, up to a space, a quote, ``,;&``, a line break, or a line break w
 escape before the next header (``\\r\\n``, ``\\nName:``). Why the last (helper attacks86):
 a request's headers quoted by ``repr`` ran on, the first value masked through the next
 header's name, whose own value was then shown: ``X-Security-Token: ***  Basic dXNlcjpwYXNz``.
-A backslash otherwise stays in the value (``password=C:\\new\\path`` is masked whole)."""
+A backslash otherwise stays in the value (``password=C:\\new\\path`` is masked whole).
+
+A name's quotes may be escaped, once or more (``{\\"password\\": \\"...\\"}``): a JSON body
+quoted inside another JSON string (an upstream error's ``detail``, a log line's
+``"message"``, ``json.dumps`` of a ``json.dumps``). Why (helper attacks87): the name was read
+only with bare quotes, and such a value was shown whole. The value then ends before an
+escaped quote (its backslashes read in pairs, so ``\\\\\\"`` ends it too), and a run of
+backslashes is read once: linear."""
 _HEADER_VALUE_PLAIN = _header_value(escaped=False)
 """The same where no escape stands (:func:`redact` reads it for a text with no ``\\`` or
 ``%``)."""
 
+
+_PCT = r"%(?:25)*"
+"""A percent sign, itself URL-encoded none or more times (``%``, ``%25``, ``%2525``): what
+``%`` reads as once a URL is carried inside another URL's query."""
+_ENCODED_VALUE = re.compile(
+    r"(?i)((?:\b(?=\w*[%+-])(?:\w*?(?:api[-_]?key|access[-_]?key|secret[-_]?key|token"
+    r"|secret|password|passwd|pwd|passphrase|credential|signature|authorization)"
+    r"(?:" + _PCT + r"2[27])?(?:" + _PCT + r"3D|" + _PCT + r"3A)"
+    r"|\w*?bearer(?=" + _PCT + r"20|\+))"
+    r"|" + _PCT + r"(?:3F|26)[\w.-]*?(?:key|sig|auth|code)" + _PCT + r"3D)"
+    r"(?:" + _PCT + r"2[027]|\+)*(?:(?:bearer|basic|token)(?:" + _PCT + r"20|\+)+)?)"
+    r"((?:[^\s%&'\",;\\]|%(?!(?:25)*(?:2[0236Cc]|3[Bb]|0[AaDd]))[0-9A-Fa-f]{2})+)"
+)
+"""A credential's name and its value in a URL-encoded text (read only where a text holds a
+``%``): ``api_key%3D...``, ``%22password%22%3A%22...``, ``Authorization%3A%20Bearer%20...``,
+``bearer%20...``, and a nested query's ``%3Fkey%3D`` / ``%26code%3D`` / ``sig``
+(:data:`_SECRET_PARAM`'s names), encoded once or more (``%253D``). The value runs up to an
+encoded space, quote, ``&``, ``#``, ``,``, ``;`` or line break.
+
+Why (helper attacks87): a URL carried inside another URL's query (``next=`` /
+``redirect_uri=`` of a login redirect, a logged request line) or a form body quoted
+encoded writes ``=`` as ``%3D`` and ``&`` as ``%26``: :data:`_SECRET_PARAM` and
+:data:`_HEADER_VALUE` read the plain characters only, and ``next=%2Fv1%3Fapi_key%3D...``
+showed the key whole. Each name is matched from a word's start (or its ``%3F`` / ``%26``)
+by a lazy run of word characters, only for a word followed by ``%``, ``+`` or ``-`` (read
+once, up to the first of them: most words are passed over at that one look), and a
+``(?:25)*`` reads one run of ``25`` s: linear."""
 
 _VENDOR_SHAPES = (
     r"sk-[A-Za-z0-9_-]{20,}"
@@ -155,7 +189,9 @@ _VENDOR_SHAPES = (
     r"|AKIA[0-9A-Z]{16}[0-9A-Za-z]*|AIza[0-9A-Za-z_-]{35,}"
 )
 _GLUED_SHAPES = (
-    r"sk-(?:proj|ant|svcacct|admin)-[A-Za-z0-9_-]{20,}|sk-(?=[A-Za-z]*[0-9])[A-Za-z0-9]{32,}"
+    r"sk-(?:proj|ant|svcacct|admin)-[A-Za-z0-9_-]{20,}"
+    r"|(?<![A-Za-z])sk-(?=[A-Za-z]*[0-9])[A-Za-z0-9]{32,}"
+    r"|sk-(?=[A-Za-z]*[0-9])(?=[a-z0-9]*[A-Z])[A-Za-z0-9]{32,}"
     r"|(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,}"
     r"|hf_[A-Za-z0-9]{30,}|xox[abprs]-[A-Za-z0-9-]{10,}|glpat-[A-Za-z0-9_-]{20,}"
     r"|AKIA[0-9A-Z]{16}[0-9A-Za-z]*|AIza[0-9A-Za-z_-]{35,}"
@@ -172,6 +208,13 @@ its value run together, a copy that caught a character before the key) was no to
 and was shown whole. Each of these shapes begins with a fixed prefix and, when it fails,
 fails within its prefix and minimum length (the ``sk-`` digit lookahead reads letters
 only, up to the next ``-``): a constant test per position, so the scan stays linear.
+
+The ``sk-`` + 32 shape glued after a *letter* needs an upper-case letter too (a legacy
+OpenAI key is mixed-case): a word ending in ``sk`` glued to a lower-case hex digest
+(``task-<md5>``, ``disk-<uuid hex>``, ``flask-<sha256>``: a job's or a file's name) was
+masked (helper attacks87). After ``_``, a digit or at a token's start it needs only a digit
+(``DEEPSEEK_KEY_sk-<hex>`` stays masked); the case lookahead reads letters and digits only,
+up to the next ``-``: linear.
 
 ``AKIA`` and ``AIza`` run to the end of their token (``[0-9A-Za-z]*``, ``{35,}``): with one
 length and no end, a longer token had its first 20 / 39 characters masked and its tail
@@ -258,7 +301,10 @@ def redact(text: object) -> str:
     escaped = "\\" in s or "%" in s
     s = (_VENDOR_KEY if escaped else _VENDOR_KEY_PLAIN).sub(MASK, s)
     header = _HEADER_VALUE if escaped else _HEADER_VALUE_PLAIN
-    return header.sub(lambda m: m.group(1) + MASK, s)
+    s = header.sub(lambda m: m.group(1) + MASK, s)
+    if "%" in s:  # (a URL-encoded credential: helper attacks87)
+        s = _ENCODED_VALUE.sub(lambda m: m.group(1) + MASK, s)
+    return s
 
 
 _USERINFO_END = frozenset("/ \t\r\n\"'")

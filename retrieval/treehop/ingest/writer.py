@@ -858,7 +858,13 @@ class TreeWriter:
             if call.check is not None:
                 await call.check()
             manifest = _Manifest.decode(await self.io(self.store.get_state, _manifest_key(target)))
+            upgrade = False
             if manifest.fingerprint != fingerprint:
+                # (a manifest an older reading of files wrote under this very call: the
+                # re-read it gets keeps the user tags its nodes carry, see write())
+                upgrade = bool(manifest.fingerprint) and manifest.fingerprint in (
+                    self._older_readings(target, user_tags, metadata)
+                )
                 manifest = _Manifest()
             old_uris = await self.io(_gc_paused, self._stored_uris, target)
             plan = await asyncio.to_thread(
@@ -910,6 +916,7 @@ class TreeWriter:
                 old_uris=old_uris,
                 checkpoint=checkpoint,
                 gaps=gaps if gaps.possible() else None,
+                keep_user_tags=upgrade,
             )
             if manifest.partial and self.tagger is not None:
                 # Resuming a stopped ingest: its tagging had already counted the files it
@@ -924,9 +931,16 @@ class TreeWriter:
         assert self.tagger is not None
         tagger_call(self.tagger.refit, self.store)
 
-    def _fingerprint(self, target: str, user_tags: list[str], metadata: Mapping[str, Any]) -> str:
+    def _fingerprint(
+        self,
+        target: str,
+        user_tags: list[str],
+        metadata: Mapping[str, Any],
+        reading: int | None = READING_VERSION,
+    ) -> str:
         """How this call builds nodes: a manifest made under other settings (or by a version
-        that read files otherwise: :data:`READING_VERSION`) is not reused."""
+        that read files otherwise: :data:`READING_VERSION`) is not reused. ``reading``: the
+        fingerprint an older reading gave (``None``: before the reading was in it)."""
         b = self.builder
         how = {
             "target": target,
@@ -938,9 +952,26 @@ class TreeWriter:
             "tagger": type(self.tagger).__qualname__ if self.tagger is not None else None,
             "user_tags": sorted(user_tags),
             "metadata": json.dumps(dict(metadata), sort_keys=True, default=repr),
-            "reading": READING_VERSION,
         }
+        if reading is not None:
+            how["reading"] = reading
         return hashlib.sha1(json.dumps(how, sort_keys=True).encode()).hexdigest()
+
+    def _older_readings(
+        self, target: str, user_tags: list[str], metadata: Mapping[str, Any]
+    ) -> set[str]:
+        """The fingerprints this call had under each older :data:`READING_VERSION`: a
+        manifest holding one was written by the same call, only its files read otherwise.
+
+        Why (helper attacks87): that re-read (the first re-index after an upgrade, no file
+        changed) built every node again with the call's tags, so a tag ``set_tags`` had
+        added to a file, a chunk or a folder (or a call's tag it had removed) was dropped
+        for every file indexed before the upgrade."""
+        older = range(2, READING_VERSION)
+        return {
+            self._fingerprint(target, user_tags, metadata, None),
+            *(self._fingerprint(target, user_tags, metadata, v) for v in older),
+        }
 
     def _stored_uris(self, target: str) -> set[str]:
         if isinstance(self.store, IncrementalStore):
@@ -1118,6 +1149,7 @@ class TreeWriter:
         old_uris: set[str] | None = None,
         checkpoint: Callable[[set[str]], Awaitable[None]] | None = None,
         gaps: _BatchGaps | None = None,
+        keep_user_tags: bool = False,
     ) -> AddResult:
         """Store a built tree at ``target`` (the caller holds :attr:`lock`): embed only nodes
         whose text changed, delete stored nodes the tree no longer has, re-describe the
@@ -1127,7 +1159,9 @@ class TreeWriter:
         (every :attr:`commit_files` files or :attr:`commit_seconds`): the store is saved, then
         ``checkpoint`` gets the URIs of the files whose nodes are all stored. With ``gaps``
         too, the store's write lock is let go after each of those commits and taken back
-        before the next (:class:`_BatchGaps`)."""
+        before the next (:class:`_BatchGaps`). ``keep_user_tags``: a node stored already keeps
+        its own user tags (the re-read of an older reading: :meth:`_older_readings`), a new
+        one gets the call's."""
         user_tags, metadata = call.user_tags, call.metadata
         if metadata:
             for n in built.nodes:
@@ -1150,6 +1184,11 @@ class TreeWriter:
         changed = [n for n in nodes if old.get(n.uri) != n.content_hash]
         same = [n for n in nodes if old.get(n.uri) == n.content_hash]
         kids = plan.children if plan is not None else {}
+        kept = (
+            await self.io(self._stored_user_tags, [n.uri for n in nodes])
+            if keep_user_tags
+            else None
+        )
         # The tagger's cut of the leaf texts is reused by the store's BM25 upsert of the
         # same texts (``text_tokenize.sharing_cuts``): they are cut into words once.
         with sharing_cuts():
@@ -1162,6 +1201,8 @@ class TreeWriter:
                 target,
                 kids,
                 frozenset(stale),
+                None,
+                kept,
             )
             if same:
                 # Text unchanged: keep vectors, refresh tags/metadata without re-embedding
@@ -1387,13 +1428,15 @@ class TreeWriter:
         children: Mapping[str, list[Child]] | None = None,
         gone: frozenset[str] = frozenset(),
         counted: Mapping[str, LabelCounts] | None = None,
+        kept_users: Mapping[str, list[str]] | None = None,
     ) -> None:
         """User tags on every node; automatic keywords; inheritance down the tree.
 
         ``children``: stored children already read (the tagger gets them without a second
         read of the store). ``gone``: stored nodes this write deletes after tagging; a
         directory's tags must not count them among its children (a fresh ingest of the
-        same tree never sees them). ``counted``: see :meth:`write_nodes`."""
+        same tree never sees them). ``counted``: see :meth:`write_nodes`. ``kept_users``: the
+        user tags of the nodes that keep their own (:meth:`write`'s ``keep_user_tags``)."""
         computed: Mapping[str, NodeTags] = {}
         if self.tagger is not None and nodes:
             new_texts = [n.embedding_text() for n in changed if n.is_leaf]
@@ -1410,8 +1453,17 @@ class TreeWriter:
                 )
             else:
                 computed = tagged(self.tagger, nodes, cast(VectorStore, store), new_texts)
-        users = {n.uri: list(user_tags) for n in nodes}
+        kept = kept_users or {}
+        users = {n.uri: list(kept.get(n.uri, user_tags)) for n in nodes}
         assign_tags(nodes, computed, users, self.outside_inheritance(target))
+
+    def _stored_user_tags(self, uris: Sequence[str]) -> dict[str, list[str]]:
+        """The user tags of each of ``uris`` stored (none for a node not stored)."""
+        return {
+            n.uri: [t for t in n.tags if tagmod.source_of(t) == "user"]
+            for n in self.store.get(list(uris))
+            if n is not None
+        }
 
     def outside_inheritance(self, uri: str) -> dict[str, list[str]]:
         """Inheritable labels of ``uri``'s parent, from the tags already stored above it."""

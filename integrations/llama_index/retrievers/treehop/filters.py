@@ -407,12 +407,16 @@ def to_treehop_filters(
     ``metadata={"tags": ["helm"]}`` was "no stored node has tag(s) ['helm']"."""
     tags_key = None if tags_are_metadata else TAGS_KEY
     special = _STORED_TAGS_SPECIAL if tags_are_metadata else _SPECIAL_KEYS
-    if filters is None or not filters.filters:
+    if filters is None:
         return TreehopFilterArgs()
+    # (the type first: ``filters.filters`` of a dict, a list or ``True`` raised
+    # AttributeError from get_nodes / delete_nodes, no TreehopError; helper attacks87)
     if not isinstance(filters, MetadataFilters):
         raise InvalidFilterError(
             f"filters must be a llama_index MetadataFilters, got {type(filters).__name__}"
         )
+    if not filters.filters:
+        return TreehopFilterArgs()
     _check_depth(filters)
     condition = filters.condition or FilterCondition.AND
     desc = _describe(filters)

@@ -184,6 +184,20 @@ class _Writes(_StoreAttributes):
         self._lex = LexicalIndex() if self._use_lexical else None
         self._node_cache.clear()
         self._md_cache.clear()
+        if had and os.path.exists(self.path) and not os.path.isdir(self.path):
+            # (a file stands at the path now: ``_open_path`` raised "exists and is not a
+            # directory" once, after the snapshot above was dropped, and every read after it
+            # answered as an empty index -- ``len`` 0, ``get`` [None]; helper attacks87. The
+            # file's identity is kept as the folder's, so a folder put there again is
+            # followed; a write fails to make a folder over the file, a typed error.)
+            self._folder_id = self._folder_now()
+            self._gone = StoreError(
+                f"the index folder {str(self.path)[:200]} was renamed, moved or removed "
+                "since this client read it: a file, not an index folder, stands at that path "
+                "now. Open the index where it is now (its folder opens from any path: nothing "
+                "in it names its own location)"
+            )
+            return
         self._open_path(clean=False)
         if had and self._committed is None:
             # (nothing at the path now, where a committed generation was read from: answering
