@@ -32,6 +32,7 @@ from contextlib import AbstractAsyncContextManager, contextmanager, suppress
 from dataclasses import dataclass, field
 from itertools import compress, repeat
 from pathlib import Path
+from types import EllipsisType
 from typing import Any, NamedTuple, Protocol, TypeVar, cast
 
 import numpy as np
@@ -936,11 +937,14 @@ class TreeWriter:
         target: str,
         user_tags: list[str],
         metadata: Mapping[str, Any],
-        reading: int | None = READING_VERSION,
+        reading: int | EllipsisType | None = ...,
     ) -> str:
         """How this call builds nodes: a manifest made under other settings (or by a version
         that read files otherwise: :data:`READING_VERSION`) is not reused. ``reading``: the
-        fingerprint an older reading gave (``None``: before the reading was in it)."""
+        fingerprint an older reading gave (``None``: before the reading was in it; ``...``:
+        the module's :data:`READING_VERSION` as it is at the call, not at import)."""
+        if reading is ...:
+            reading = READING_VERSION
         b = self.builder
         how = {
             "target": target,
