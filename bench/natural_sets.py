@@ -15750,7 +15750,7 @@ ICEWM_PACKAGE = "icewm-common"
 ICEWM_DOC = "usr/share/doc/icewm-common"
 ICEWM_FAQ = "FAQ/IceWM-FAQ.html"
 """IceWM's FAQ as its authors keep it (Adam Pribyl and others, markdown built by pandoc into
-one standalone page, UTF-8; not Sphinx, no main column, no contents list): a "Last modified"
+an HTML fragment, UTF-8: no head, no main column, no contents list): a "Last modified"
 line, then flat ``<h3 id="...">`` headings that mix users' questions ("How to add icons?",
 some without "?": "Setting the clock format"), stated problems ("IceWM ignores my colors",
 "Screen locking doesn't work"), group titles with a line of their own ("Configuration",
@@ -15781,7 +15781,8 @@ def icewm_faq_set() -> NaturalSet:
     heading that asks by ZoneMinder's rule deleted (:func:`split_zoneminder_faq`, unchanged:
     it ends with "?", or has text of its own and :data:`ZM_MIN_TITLE_WORDS` words), beside
     the HTML manual and man pages of ``html/`` (:data:`ICEWM_MANUAL`) and Debian's notes
-    (:data:`ICEWM_NOTES`). Ids are the headings' pandoc ids (``icewm-faq:how-to-add-icons``).
+    (:data:`ICEWM_NOTES`). Ids are the questions' slugs (``icewm-faq:how-to-add-icons``;
+    the rule reads a section's id, and pandoc's page has none: its ids are on the headings).
     Entries whose answer is under :data:`MIN_ANSWER_WORDS` words are left out and named.
     Built in stop 74 and measured once, with no change to the retriever: an untuned check
     (helper heldout95)."""
