@@ -522,6 +522,12 @@ change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py
   dropped (:func:`drop_anchor_lists`), beside Debian's notes, the examples and the two
   mdoc man pages (:func:`mdoc_page_markdown`, the one new reading) (:func:`mksh_faq_set`).
   Built in stop 74 and measured once: an untuned check (helper heldout94).
+* ``icewm-faq``: IceWM's FAQ (Debian ``icewm-common``, ``FAQ/IceWM-FAQ.html``: one pandoc
+  page, ~70 flat ``<h3>`` headings mixing questions, stated problems and topic titles):
+  every heading that asks by ZoneMinder's rule deleted (:func:`split_zoneminder_faq`,
+  unchanged), beside the asciidoctor manual and the pod2html man pages of ``html/`` and
+  Debian's notes; no new reading (:func:`icewm_faq_set`). Built in stop 74 and measured
+  once: an untuned check (helper heldout95).
 * ``xboard-faq``: XBoard and WinBoard's FAQ (Debian ``xboard``, ``FAQ.html``: hand-written
   HTML, ~60 labelled ``<h3>`` questions under four ``<h2>`` groups): every question and the
   contents lists deleted (:func:`split_xboard_faq`), beside the engine protocol page, the
@@ -693,6 +699,7 @@ HELD_OUT_SETS = (
     "harden-doc-faq",
     "dbix-class-faq",
     "mksh-faq",
+    "icewm-faq",
 )
 """Natural-question sets that no screening script reads by default (``--sets`` names them):
 measured once per change as an untuned check of whether a method chosen on the sets above
@@ -15734,6 +15741,90 @@ def mksh_faq_set() -> NaturalSet:
     )
 
 
+# --------------------------------------------------------------------------------------
+# A pandoc-built FAQ page of flat <h3> headings mixing questions, stated problems and topic
+# titles, beside the program's HTML manual and man pages (IceWM)
+# --------------------------------------------------------------------------------------
+
+ICEWM_PACKAGE = "icewm-common"
+ICEWM_DOC = "usr/share/doc/icewm-common"
+ICEWM_FAQ = "FAQ/IceWM-FAQ.html"
+"""IceWM's FAQ as its authors keep it (Adam Pribyl and others, markdown built by pandoc into
+an HTML fragment, UTF-8: no head, no main column, no contents list): a "Last modified"
+line, then flat ``<h3 id="...">`` headings that mix users' questions ("How to add icons?",
+some without "?": "Setting the clock format"), stated problems ("IceWM ignores my colors",
+"Screen locking doesn't work"), group titles with a line of their own ("Configuration",
+"Bugs and Problems") and topic titles (the tools under "Control tools": "IceME", "IcePref";
+"License", "Authors"), and once ``<h4>`` sub-sections inside an answer (the configuration
+files under "Which configuration files?"). Which heading asks is decided by ZoneMinder's
+rule unchanged (:func:`split_zoneminder_faq`), not a list. ``FAQ/IceWM-FAQ.txt.gz`` is the
+same FAQ as text (a second copy: out); ``FAQ/index.html`` links to the page."""
+ICEWM_HTML = "html"
+ICEWM_MANUAL = "icewm.html"
+"""The IceWM manual in ``html/`` is asciidoctor's (:func:`asciidoctor_markdown`); every other
+page of ``html/`` is a man page as ``pod2html`` writes it (:func:`page_to_markdown`: its
+title bar kept as a line of text, as the page shows it). Every page of ``html/`` is in, in
+name order, each up to :data:`ICEWM_MAX_PAGE_CHARS`; the man pages under
+``/usr/share/man`` are the same pages again (out)."""
+ICEWM_NOTES = ("README.Debian.gz", "NEWS.Debian.gz", "TODO", "BUGS")
+"""Debian's notes and the upstream TODO and BUGS lists: in, as text. Out: ``examples/`` (the
+stock configuration files, ``preferences`` the settings ``icewm-preferences(5)`` lists
+again), ``changelog.gz``, ``changelog.Debian.gz``, ``copyright``."""
+ICEWM_MAX_PAGE_CHARS = 150_000
+"""A converted page over this stays out and is named (the value the other sets use, not
+chosen for this set)."""
+
+
+def icewm_faq_set() -> NaturalSet:
+    """IceWM's FAQ (Debian ``icewm-common``, ``FAQ/IceWM-FAQ.html``: one pandoc page of ~70
+    flat ``<h3>`` headings, questions, stated problems and topic titles mixed) with every
+    heading that asks by ZoneMinder's rule deleted (:func:`split_zoneminder_faq`, unchanged:
+    it ends with "?", or has text of its own and :data:`ZM_MIN_TITLE_WORDS` words), beside
+    the HTML manual and man pages of ``html/`` (:data:`ICEWM_MANUAL`) and Debian's notes
+    (:data:`ICEWM_NOTES`). Ids are the questions' slugs (``icewm-faq:how-to-add-icons``;
+    the rule reads a section's id, and pandoc's page has none: its ids are on the headings).
+    Entries whose answer is under :data:`MIN_ANSWER_WORDS` words are left out and named.
+    Built in stop 74 and measured once, with no change to the retriever: an untuned check
+    (helper heldout95)."""
+    root, doc, faq_path = _packaged_doc(ICEWM_PACKAGE, ICEWM_DOC, ICEWM_FAQ)
+    text, qa = split_zoneminder_faq(_doc_text(faq_path, "utf-8"))
+    files = {"FAQ.md": text}
+    asked = _faq_questions("icewm-faq", qa, "FAQ.md")
+    html_dir = doc / ICEWM_HTML
+    pages = sorted(p.name for p in html_dir.glob("*.html") if p.is_file())
+    kept, too_long = _add_pages(
+        files,
+        html_dir,
+        pages,
+        "utf-8",
+        ICEWM_MAX_PAGE_CHARS,
+        rel=lambda name: f"{ICEWM_HTML}/{name.removesuffix('.html')}.md",
+        to_markdown=lambda page: (
+            asciidoctor_markdown(page)
+            if 'name="generator" content="Asciidoctor' in page
+            else page_to_markdown(page)
+        ),
+    )
+    notes = _add_notes(files, doc, ICEWM_NOTES)
+    return _judged_package_set(
+        "icewm-faq",
+        root,
+        files,
+        asked,
+        lambda version, unjudged: (
+            f"IceWM FAQ from {ICEWM_PACKAGE} {version} ({ICEWM_FAQ}, pandoc HTML, {len(qa)} "
+            "<h3> headings deleted: a heading asks when it ends with '?' or has its own text "
+            f"and {ZM_MIN_TITLE_WORDS}+ words, outside an open question; topic titles kept) "
+            f"+ the {len(kept)} pages of html/ (the asciidoctor manual, the pod2html man "
+            f"pages; left out, over {ICEWM_MAX_PAGE_CHARS} chars: "
+            f"{', '.join(too_long) or 'none'}) + {', '.join(notes)}; examples/, the text "
+            "copy of the FAQ, /usr/share/man, changelogs and copyright out; answer = the text "
+            "under a question up to the next heading of its level or higher; left out, "
+            f"answer under {MIN_ANSWER_WORDS} words: {' | '.join(unjudged) or 'none'}"
+        ),
+    )
+
+
 BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "django-faq": lambda emb: django_faq_set(),
     "gitfaq": lambda emb: gitfaq_set(),
@@ -15841,6 +15932,7 @@ BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "harden-doc-faq": lambda emb: harden_doc_faq_set(),
     "dbix-class-faq": lambda emb: dbix_class_faq_set(),
     "mksh-faq": lambda emb: mksh_faq_set(),
+    "icewm-faq": lambda emb: icewm_faq_set(),
     "cranfield": cranfield_set,
     "pytest-derived": lambda emb: pytest_derived_set(),
 }
