@@ -1238,15 +1238,16 @@ often (97) than the second slot it displaces (118)."""
 
 EXTENSIONS_LEAVE_ROOM = False
 """On: a lower document slot's extension (a chunk of its passage around its hit that
-:data:`EXTENSION_ORDER` ``score`` offers by its own score; the :data:`WHOLE_SLOTS` top slots go
-whole as before) is placed only where the next hit still fits whole after it, when that hit fits whole
-before it; otherwise it waits until every hit was offered (then placed, in its order, in the
-room left, each after the chunk it continues). Only the order of placement changes: the slots
-and their texts stay as ``find`` made them. Why: where find()'s 1,000-token block misses an
-answer flat hybrid's holds, the answer's slot is mostly not reached, the room spent on the
-slots above it, their passages' neighbouring chunks among them (bench/README.md, "find()'s
-1,000-token block against flat hybrid, loss by loss ... (helper quality80)"). No constant: two
-token counts the block already has. Conversation turns are never deferred."""
+:data:`EXTENSION_ORDER` ``score`` offers by its own score; the :data:`WHOLE_SLOTS` top slots
+go whole as before) is placed only where the next hit still fits whole after it, when that
+hit fits whole before it; otherwise it waits until every hit was offered (then placed, in
+its order, in the room left, each after the chunk it continues; a chunk that continues a
+waiting one waits with it). Only the order of placement changes: the slots and their texts
+stay as ``find`` made them. Why: where find()'s 1,000-token block misses an answer flat
+hybrid's holds, the answer's slot is mostly not reached, the room spent on the slots above
+it (bench/README.md, "find()'s 1,000-token block against flat hybrid, loss by loss ...
+(helper quality80)"). No constant: two token counts the block already has. Conversation
+turns are never deferred. Off: measurement in that section."""
 
 
 def _next_hits(contexts: Sequence[MatchedContext]) -> list[int | None]:
@@ -1349,9 +1350,9 @@ def assemble_context(
     the windows weighed without the chunk's heading line's words (``excerpt_skip_heading``,
     ``None``: :data:`EXCERPT_SKIP_HEADING`; ``RetrievalConfig.excerpt_skip_heading``); the
     one slot whose hit holds the query's words best placed second (``lexical_lead``, ``None``:
-    :data:`LEXICAL_LEAD`; ``RetrievalConfig.lexical_lead``); a passage's extension placed only
-where the next hit still fits whole after it (``extensions_leave_room``, ``None``:
-:data:`EXTENSIONS_LEAVE_ROOM`; ``RetrievalConfig.extensions_leave_room``).
+    :data:`LEXICAL_LEAD`; ``RetrievalConfig.lexical_lead``); a lower slot's extension placed
+    only where the next hit still fits whole after it (``extensions_leave_room``, ``None``:
+    :data:`EXTENSIONS_LEAVE_ROOM`; ``RetrievalConfig.extensions_leave_room``).
 
     URIs are compared as given: pass ``exclude_uris`` / ``seen_uris`` in the form the hits use
     (the clients' :meth:`assemble_context` does this for you).
@@ -1393,15 +1394,17 @@ where the next hit still fits whole after it (``extensions_leave_room``, ``None`
         m = contexts[i]
         reason = packer.refusal(m, excluded, seen)
         inner = requires[i] if requires else None
-        if may_wait and inner is not None and m.uri not in turns:
-            # a lower slot's extension (the top slot's go whole with it, :data:`WHOLE_SLOTS`)
-            if inner in waiting_uris or (
-                reason is None
-                and packer.displaces(m, None if nexts[i] is None else contexts[nexts[i]])
-            ):
-                waiting.append(i)
-                waiting_uris.add(m.uri)
-                return
+        # a lower slot's extension (the top slot's go whole with it, :data:`WHOLE_SLOTS`)
+        nxt = contexts[nexts[i]] if may_wait and nexts[i] is not None else None
+        if (
+            may_wait
+            and inner is not None
+            and m.uri not in turns
+            and (inner in waiting_uris or (reason is None and packer.displaces(m, nxt, seen)))
+        ):
+            waiting.append(i)
+            waiting_uris.add(m.uri)
+            return
         if reason is None and inner is not None and inner not in packer.taken and inner not in seen:
             reason = "budget"  # what it continues is in neither this block nor an earlier one
         if reason is None:
@@ -1553,10 +1556,12 @@ class _Packer:
         _, opening = self._group_for(m, key, m.uri in self.turns)
         return opening + self.nl_cost + self.count(m.content or m.overview or m.abstract)
 
-    def displaces(self, ext: MatchedContext, hit: MatchedContext | None) -> bool:
+    def displaces(
+        self, ext: MatchedContext, hit: MatchedContext | None, seen: AbstractSet[str]
+    ) -> bool:
         """Whether placing the extension ``ext`` now would leave too little room for the next
         hit ``hit`` to go in whole where it fits whole now (:data:`EXTENSIONS_LEAVE_ROOM`)."""
-        if hit is None or hit.uri in self.taken or hit.uri in self.turns:
+        if hit is None or hit.uri in self.taken or hit.uri in seen or hit.uri in self.turns:
             return False
         room = self.max_tokens - self.used
         need = self.cost(hit)
