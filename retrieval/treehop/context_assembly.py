@@ -1395,7 +1395,8 @@ def assemble_context(
         reason = packer.refusal(m, excluded, seen)
         inner = requires[i] if requires else None
         # a lower slot's extension (the top slot's go whole with it, :data:`WHOLE_SLOTS`)
-        nxt = contexts[nexts[i]] if may_wait and nexts[i] is not None else None
+        j = nexts[i] if may_wait else None
+        nxt = contexts[j] if j is not None else None
         if (
             may_wait
             and inner is not None
