@@ -47,6 +47,15 @@ def lost(r: dict[str, Any], b: int) -> bool:
     return rank is not None and rank <= 10 and r[f"base@{b}"] < r[f"flat-hybrid@{b}"]
 
 
+def answer_slot(r: dict[str, Any], b: int) -> int | None:
+    """1-based slot of the first lost answer (``lost_slot``), else of the first answer
+    (``slot_rank``, in records without the diagnosis's slot)."""
+    if r.get(f"lost_slot@{b}") is not None:
+        return int(r[f"lost_slot@{b}"]) + 1
+    got = r.get(f"slot_rank@{b}")
+    return None if got is None else int(got)
+
+
 def room_split(r: dict[str, Any], b: int) -> str:
     """What spent the room above a not-reached answer slot: the extensions of the slots
     above (the top slot's whole passage, lower slots' bids) when, without them, the answer's
@@ -71,12 +80,12 @@ def causes(recs: Sequence[dict[str, Any]], b: int) -> None:
             for r in g
             if r.get(f"cause@{b}", "page-judged set (no diagnosis)") == k
             and r.get("hyb_rank") is not None
-            and r.get(f"lost_slot@{b}") is not None
-            and r["hyb_rank"] < r[f"lost_slot@{b}"] + 1
+            and answer_slot(r, b) is not None
+            and r["hyb_rank"] < (answer_slot(r, b) or 0)
         )
         print(f"| {CAUSES.get(k, k)} | {n} | {higher} |")
-    nr = [r for r in g if r.get(f"cause@{b}") == "slot-not-reached"]
-    print("\nnot reached, by what spent the room above the answer's slot:")
+    nr = [r for r in g if r.get(f"cause@{b}") == "slot-not-reached" and f"room@{b}" in r]
+    print(f"\nnot reached ({len(nr)} with the room fields), by what spent the room above it:")
     for k, n in Counter(room_split(r, b) for r in nr).most_common():
         print(f"- {k}: {n}")
     if nr:
@@ -144,6 +153,7 @@ def main() -> None:
     ap.add_argument("records", nargs="+", type=Path)
     ap.add_argument("--budget", type=int, default=1000)
     ap.add_argument("--variant", default="leave-room")
+    ap.add_argument("--causes-only", action="store_true", help="no screen (records of base only)")
     args = ap.parse_args()
     seen: set[tuple[str, str]] = set()
     recs: list[dict[str, Any]] = []
@@ -154,7 +164,8 @@ def main() -> None:
                 recs.append(r)
     print(f"{len(recs)} questions, {len({r['set'] for r in recs})} sets\n")
     causes(recs, args.budget)
-    screen(recs, args.variant)
+    if not args.causes_only:
+        screen(recs, args.variant)
 
 
 if __name__ == "__main__":

@@ -1247,7 +1247,9 @@ stay as ``find`` made them. Why: where find()'s 1,000-token block misses an answ
 hybrid's holds, the answer's slot is mostly not reached, the room spent on the slots above
 it (bench/README.md, "find()'s 1,000-token block against flat hybrid, loss by loss ...
 (helper quality80)"). No constant: two token counts the block already has. Conversation
-turns are never deferred. Off: measurement in that section."""
+turns are never deferred. Off: on 13 dev halves (the nine and 4 untuned, 827 questions)
+ctx@1,000 -0.0026 (interval -0.0065..+0.0001, 2 won / 4 lost), 500 0 / 1, 2,000 3 / 4; the
+nine lose at every budget (zsh-faq: lower slots' answers that go on into their passage)."""
 
 
 def _next_hits(contexts: Sequence[MatchedContext]) -> list[int | None]:
