@@ -199,6 +199,8 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "no-head": {"EXCERPT_SKIP_HEADING": True},
     # the one slot whose hit holds the query's words best placed second (stop 72, quality77)
     "lex-lead": {"LEXICAL_LEAD": True},
+    # quality80: an extension placed only where the next hit still fits whole after it
+    "leave-room": {"EXTENSIONS_LEAVE_ROOM": True},
 }
 
 
@@ -323,6 +325,9 @@ def run_set(
                         above = slot_tokens_above(found, ctx, d["slot"])
                         rec[f"above_hits@{b}"] = above["hits"]
                         rec[f"above_ext@{b}"] = above["ext"]
+                        rec[f"room@{b}"] = b - ctx.tokens
+                        top = slot_tokens_above(found, ctx, 1) if slots else {"hits": 0, "ext": 0}
+                        rec[f"top_ext@{b}"] = top["ext"]
                         if d["slot"] is not None:
                             m = slots[d["slot"]]
                             rec[f"lost_hit_tokens@{b}"] = counter.count(m.content or m.abstract)

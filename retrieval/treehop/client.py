@@ -1556,6 +1556,7 @@ class AsyncTreehop:
             excerpt_paragraphs=self.config.excerpt_paragraphs,
             excerpt_skip_heading=self.config.excerpt_skip_heading,
             lexical_lead=self.config.lexical_lead,
+            extensions_leave_room=self.config.extensions_leave_room,
         )
         if session_id is not None and out.uris:
             # (the ledger's read-merge-write under the session's key lock: two processes

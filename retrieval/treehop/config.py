@@ -252,6 +252,16 @@ class RetrievalConfig(ConfigModel):
     below slots that fill the block. Off: dev halves (97 sets, 3,511 questions) ctx@1000
     +0.0029 (interval -0.0013..+0.0073, 36 won / 30 lost), the nine lose (cranfield 0 / 5)
     (bench/README.md, helper quality77). ``False``: the block keeps find()'s order."""
+    extensions_leave_room: bool = False
+    """:meth:`Treehop.assemble_context`: a lower slot's extension (a chunk of its passage that
+    bids for the budget on its own score) is placed only where the next hit still fits whole
+    after it, when that hit fits whole before it; otherwise it waits until every hit was
+    offered (:data:`treehop.context_assembly.EXTENSIONS_LEAVE_ROOM`). Why: where find()'s
+    1,000-token block misses an answer flat hybrid's holds, the answer's slot is mostly not
+    reached, the room spent on the slots above it. Off: dev halves (13 sets, 827
+    questions) ctx@1000 -0.0026 (interval -0.0065..+0.0001, 2 won / 4 lost), the nine lose
+    at 500 / 1,000 / 2,000 (bench/README.md, helper quality80). ``False``: extensions bid
+    by score as before."""
     score_threshold: float = Field(default=0.0, ge=-1.0, le=1.0)
     """Children whose propagated score is not above this are dropped."""
     max_children_per_dir: int = Field(default=50, ge=1, le=10000)

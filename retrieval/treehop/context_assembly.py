@@ -1240,6 +1240,34 @@ nine lose at 1,000 (cranfield 0 / 5): where it fires, the lexical leader is the 
 often (97) than the second slot it displaces (118)."""
 
 
+EXTENSIONS_LEAVE_ROOM = False
+"""On: a lower document slot's extension (a chunk of its passage around its hit that
+:data:`EXTENSION_ORDER` ``score`` offers by its own score; the :data:`WHOLE_SLOTS` top slots
+go whole as before) is placed only where the next hit still fits whole after it, when that
+hit fits whole before it; otherwise it waits until every hit was offered (then placed, in
+its order, in the room left, each after the chunk it continues; a chunk that continues a
+waiting one waits with it). Only the order of placement changes: the slots and their texts
+stay as ``find`` made them. Why: where find()'s 1,000-token block misses an answer flat
+hybrid's holds, the answer's slot is mostly not reached, the room spent on the slots above
+it (bench/README.md, "find()'s 1,000-token block against flat hybrid, loss by loss ...
+(helper quality80)"). No constant: two token counts the block already has. Conversation
+turns are never deferred. Off: on 13 dev halves (the nine and 4 untuned, 827 questions)
+ctx@1,000 -0.0026 (interval -0.0065..+0.0001, 2 won / 4 lost), 500 0 / 1, 2,000 3 / 4; the
+nine lose at every budget (zsh-faq: lower slots' answers that go on into their passage)."""
+
+
+def _next_hits(contexts: Sequence[MatchedContext]) -> list[int | None]:
+    """Per entry, the index of the next document hit after it (``None``: none follows); an
+    extension is an entry ``find`` did not rank (``found_by`` neighbour)."""
+    out: list[int | None] = [None] * len(contexts)
+    nxt: int | None = None
+    for i in range(len(contexts) - 1, -1, -1):
+        out[i] = nxt
+        if contexts[i].found_by is not FoundBy.NEIGHBOUR:
+            nxt = i
+    return out
+
+
 def _lexical_lead(ranked: list[MatchedContext], terms: frozenset[str]) -> list[MatchedContext]:
     """``ranked`` with :func:`treehop.lexical_lead.lexical_leader`'s slot second
     (:data:`LEXICAL_LEAD`); unchanged when it names none."""
@@ -1317,6 +1345,7 @@ def assemble_context(
     excerpt_paragraphs: bool | None = None,
     excerpt_skip_heading: bool | None = None,
     lexical_lead: bool | None = None,
+    extensions_leave_room: bool | None = None,
 ) -> AssembledContext:
     """Fit the hits, best first, into ``max_tokens`` (see the module docstring).
 
@@ -1327,7 +1356,9 @@ def assemble_context(
     the windows weighed without the chunk's heading line's words (``excerpt_skip_heading``,
     ``None``: :data:`EXCERPT_SKIP_HEADING`; ``RetrievalConfig.excerpt_skip_heading``); the
     one slot whose hit holds the query's words best placed second (``lexical_lead``, ``None``:
-    :data:`LEXICAL_LEAD`; ``RetrievalConfig.lexical_lead``).
+    :data:`LEXICAL_LEAD`; ``RetrievalConfig.lexical_lead``); a lower slot's extension placed
+    only where the next hit still fits whole after it (``extensions_leave_room``, ``None``:
+    :data:`EXTENSIONS_LEAVE_ROOM`; ``RetrievalConfig.extensions_leave_room``).
 
     URIs are compared as given: pass ``exclude_uris`` / ``seen_uris`` in the form the hits use
     (the clients' :meth:`assemble_context` does this for you).
@@ -1337,6 +1368,11 @@ def assemble_context(
     if query is not None and not isinstance(query, str):
         raise InvalidQueryError(f"query must be a string, got {type(query).__name__}")
     lead = LEXICAL_LEAD if lexical_lead is None else check_bool(lexical_lead, "lexical_lead")
+    leave_room = (
+        EXTENSIONS_LEAVE_ROOM
+        if extensions_leave_room is None
+        else check_bool(extensions_leave_room, "extensions_leave_room")
+    )
     terms = query_terms(query) if query is not None else None
     ranked = _duplicates_last(hits.contexts() if isinstance(hits, FindResult) else list(hits))
     if lead and terms:
@@ -1356,9 +1392,26 @@ def assemble_context(
     seen = set(seen_uris)
     late = EXCERPTS_LAST and CHUNK_FALLBACK == "excerpt"
     pending: list[MatchedContext] = []
-    for i, m in enumerate(contexts):
+    nexts = _next_hits(contexts) if leave_room else []
+    waiting: list[int] = []  # extensions deferred past the last hit (``leave_room``)
+    waiting_uris: set[str] = set()
+
+    def offer(i: int, may_wait: bool) -> None:
+        m = contexts[i]
         reason = packer.refusal(m, excluded, seen)
         inner = requires[i] if requires else None
+        # a lower slot's extension (the top slot's go whole with it, :data:`WHOLE_SLOTS`)
+        j = nexts[i] if may_wait else None
+        nxt = contexts[j] if j is not None else None
+        if (
+            may_wait
+            and inner is not None
+            and m.uri not in turns
+            and (inner in waiting_uris or (reason is None and packer.displaces(m, nxt, seen)))
+        ):
+            waiting.append(i)
+            waiting_uris.add(m.uri)
+            return
         if reason is None and inner is not None and inner not in packer.taken and inner not in seen:
             reason = "budget"  # what it continues is in neither this block nor an earlier one
         if reason is None:
@@ -1366,9 +1419,14 @@ def assemble_context(
             reason = packer.place(m, excerpt=not late and ext_ok)
             if reason == "budget" and late:
                 pending.append(m)
-                continue
+                return
         if reason is not None:
             packer.out.skipped.append((m.uri, reason))
+
+    for i in range(len(contexts)):
+        offer(i, leave_room)
+    for i in waiting:  # the room every hit left, in the order they were offered
+        offer(i, False)
     for m in pending:  # the room whole hits left, best first
         reason = packer.place(m, excerpt=True, whole=False)
         if reason is not None:
@@ -1497,6 +1555,24 @@ class _Packer:
         if m.uri in self.taken:
             return "duplicate"
         return None
+
+    def cost(self, m: MatchedContext) -> int:
+        """About what placing ``m`` whole at its richest text costs: its line and, where its
+        group is not open yet, the group's header (:data:`EXTENSIONS_LEAVE_ROOM`)."""
+        key, _ = _key_of(m, self.turns)
+        _, opening = self._group_for(m, key, m.uri in self.turns)
+        return opening + self.nl_cost + self.count(m.content or m.overview or m.abstract)
+
+    def displaces(
+        self, ext: MatchedContext, hit: MatchedContext | None, seen: AbstractSet[str]
+    ) -> bool:
+        """Whether placing the extension ``ext`` now would leave too little room for the next
+        hit ``hit`` to go in whole where it fits whole now (:data:`EXTENSIONS_LEAVE_ROOM`)."""
+        if hit is None or hit.uri in self.taken or hit.uri in seen or hit.uri in self.turns:
+            return False
+        room = self.max_tokens - self.used
+        need = self.cost(hit)
+        return need <= room < need + self.cost(ext)
 
     def place(self, m: MatchedContext, excerpt: bool = True, whole: bool = True) -> str | None:
         """Add ``m`` at the richest tier that fits (``whole``), else as an excerpt of its text
