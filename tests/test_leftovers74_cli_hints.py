@@ -82,3 +82,6 @@ def test_control_session_alone_still_names_searchs_option() -> None:
     ``search``'s option, to go after the command."""
     text = _usage_error(["--session", "s1"])
     assert "an option of 'search'" in text, text
+    # (a command with no actions whose name commands also read as an option: that option)
+    text = _usage_error(["--tag", "x"])
+    assert "--tag is an option of" in text and "treehop tag'" not in text, text

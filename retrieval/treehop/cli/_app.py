@@ -1703,7 +1703,8 @@ def _refuse_options_without_command(parser: argparse.ArgumentParser, misplaced: 
 def _command_form(parser: argparse.ArgumentParser, typed: str, after: Sequence[str]) -> str | None:
     """``"treehop session show"`` for ``--session show`` given with no command: an option
     spelling of a command's name followed by one of that command's actions (or of a command
-    that has none, ``--demo``); ``None`` otherwise. Only the command's own words are printed.
+    that has none and no command reads as an option, ``--demo``); ``None`` otherwise. Only
+    the command's own words are printed.
 
     Why (helper leftovers74): ``treehop --session show ID`` (a global-looking flag, as other
     tools take ``--session``) was hinted as ``search``'s ``--session`` ("give the command
@@ -1717,8 +1718,8 @@ def _command_form(parser: argparse.ArgumentParser, typed: str, after: Sequence[s
         return None
     sub = choose.choices[name]
     actions = next((a for a in sub._actions if isinstance(a, argparse._SubParsersAction)), None)
-    if actions is None:
-        return f"treehop {name}"
+    if actions is None:  # (``--demo``; not ``--tag``, which ``find`` reads: hinted as that)
+        return None if _option_of_commands(parser, typed, fuzzy=False)[0] else f"treehop {name}"
     if after and after[0] in actions.choices:
         return f"treehop {name} {after[0]}"
     return None
