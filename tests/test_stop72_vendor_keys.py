@@ -23,7 +23,11 @@ _ALNUM = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 _UPPER = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 
 _SHAPES = {
-    "sk-": st.text(_ALNUM + "_-", min_size=20, max_size=80),
+    # (a bare ``sk-`` key is one run of 32+ letters and digits, not all lowercase letters;
+    # ``sk-`` + any 20 of ``[A-Za-z0-9_-]`` is a slug's shape too: helper leftovers74)
+    "sk-": st.text(_ALNUM, min_size=32, max_size=80).filter(
+        lambda b: any(c.isupper() or c.isdigit() for c in b)
+    ),
     "sk-proj-": st.text(_ALNUM, min_size=20, max_size=80),
     "sk-ant-api03-": st.text(_ALNUM, min_size=20, max_size=80),
     "ghp_": st.text(_ALNUM, min_size=36, max_size=36),

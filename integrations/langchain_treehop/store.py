@@ -22,8 +22,10 @@ JSON-like matching (equality, nested dicts, ``$eq $ne $gt $gte $lt $lte``; two s
 are not numbers compare as strings, as in LangGraph's Postgres store); items are listed in
 (namespace, key) order when there is no query (or a blank one, ``"  "``); with a query, the
 tree search ranks the indexed items and the rest of the matching items follow by cosine, then
-the unindexed ones without a score. ``list_namespaces`` lists namespaces that hold items. TTLs
-are not supported.
+the unindexed ones without a score. Every ranked item's ``score`` is the cosine of the query's
+and the item's vectors (the scale of ``InMemoryStore`` and the Postgres store), whatever the
+filter, ``limit`` or ``offset``; so an item the tree search ranks lower may score higher.
+``list_namespaces`` lists namespaces that hold items. TTLs are not supported.
 """
 
 from __future__ import annotations
@@ -580,14 +582,25 @@ class TreehopStore(BaseStore):
                 uri = aio.resolve(m.uri)
                 if uri in by_uri and uri not in seen:
                     seen.add(uri)
-                    ranked.append((by_uri[uri], float(m.score)))
+                    ranked.append((by_uri[uri], 0.0))
             rest = [n for n in indexed if n.uri not in seen]
-            if rest and len(ranked) < op.offset + op.limit:
-                qv = await aio.embedder.aembed_query(op.query)
-                vecs = await aio._io(self._store_of().get_vectors, [n.uri for n in rest])
-                scores = np.asarray(vecs, dtype=np.float32) @ np.asarray(qv, dtype=np.float32)
-                order = np.argsort(-scores, kind="stable")
-                ranked.extend((rest[i], float(scores[i])) for i in order)
+            if len(ranked) >= op.offset + op.limit:
+                rest = []
+            # Every ranked item's score is one scale: the cosine of the query's and the
+            # item's stored vectors (InMemoryStore's); the tree search ranks the first ones,
+            # the rest follow by cosine. Why (helper leftovers74): the tree search's own
+            # scores were shown for its hits and the cosine for the rest, two scales in one
+            # list (a filter moves items from one to the other), and the tree search's score
+            # of an item changed with ``limit`` / ``offset`` (its pool): the same item
+            # scored 0.637 on one page and 0.616 on the next.
+            uris = [n.uri for n, _ in ranked] + [n.uri for n in rest]
+            if uris:
+                qv = np.asarray(await aio.embedder.aembed_query(op.query), dtype=np.float32)
+                vecs = await aio._io(self._store_of().get_vectors, uris)
+                scores = np.asarray(vecs, dtype=np.float32) @ qv
+                ranked = [(n, float(c)) for (n, _), c in zip(ranked, scores, strict=False)]
+                tail = scores[len(ranked) :]
+                ranked.extend((rest[i], float(tail[i])) for i in np.argsort(-tail, kind="stable"))
         page = ranked[op.offset : op.offset + op.limit]
         out = [self._search_item(n, s) for n, s in page]
         if len(out) < op.limit:

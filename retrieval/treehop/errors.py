@@ -85,6 +85,13 @@ class IndexLockedError(StoreError):
     index's writer lock and did not release it within the store's ``lock_timeout``."""
 
 
+class IndexBeingCreatedError(StoreError):
+    """The folder at an index's path holds no committed index yet while another writer holds
+    its writer lock: an index is being made there (its first save has not committed). Read
+    again once it has; a client that read the index that stood there before raises this
+    instead of answering from the empty folder."""
+
+
 class PartialWriteError(StoreError):
     """A caller's store failed in the middle of a write, after some of the write's
     ``upsert`` / ``delete`` calls had succeeded. ``written`` / ``deleted``: every URI those

@@ -181,26 +181,42 @@ showed the key whole. Each name is matched from a word's start (or its ``%3F`` /
 by a lazy run of word characters, only for a word followed by ``%``, ``+`` or ``-`` (read
 once, up to the first of them: most words are passed over at that one look), and a
 ``(?:25)*`` reads one run of ``25`` s: linear."""
+_SK_KEYS = (
+    r"sk-(?:proj|ant|svcacct|admin|or)-[A-Za-z0-9_-]{20,}"
+    r"|sk-(?=[a-z]*[A-Z0-9])[A-Za-z0-9]{32,}[A-Za-z0-9_-]*"
+)
+"""The ``sk-`` keys vendors issue, wherever they stand: a vendor's second prefix and 20 key
+characters (OpenAI ``sk-proj-`` / ``sk-svcacct-`` / ``sk-admin-``, Anthropic ``sk-ant-``,
+OpenRouter ``sk-or-v1-``), or 32 or more letters and digits in one run, not all lowercase
+letters (OpenAI's and Moonshot's 48, DeepSeek's and DashScope's 32 hex digits)."""
+_SK_SHORT = r"sk-(?=[A-Za-z]*[0-9])[A-Za-z0-9]{20,}[A-Za-z0-9_-]*"
+"""At a token's start also 20 to 31 letters and digits in one run with a digit among them
+(a proxy's shorter generated key, ``sk-`` + 22 of ``token_urlsafe``)."""
 
 _VENDOR_SHAPES = (
-    r"sk-[A-Za-z0-9_-]{20,}"
-    r"|(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,}"
+    _SK_KEYS
+    + "|"
+    + _SK_SHORT
+    + r"|(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,}"
     r"|hf_[A-Za-z0-9]{30,}|xox[abprs]-[A-Za-z0-9-]{10,}|glpat-[A-Za-z0-9_-]{20,}"
     r"|AKIA[0-9A-Z]{16}[0-9A-Za-z]*|AIza[0-9A-Za-z_-]{35,}"
 )
+"""The shapes vendors give their keys, at a token's start. Why the ``sk-`` ones are not
+``sk-`` + any 20 of ``[A-Za-z0-9_-]`` (helper leftovers74; leftovers73c's open item): that
+shape is an ordinary hyphenated slug's too, and ``sk-learn-contrib-imbalanced-learn``,
+``the sk-lookup-table-for-every-case``, ``sk-1234-fix-the-login-redirect`` were masked in
+error messages and logs. A key's body is one run of random letters and digits (or follows
+its vendor's second prefix); a slug's runs are words."""
 _GLUED_SHAPES = (
-    r"sk-(?:proj|ant|svcacct|admin)-[A-Za-z0-9_-]{20,}"
-    r"|(?<![A-Za-z])sk-(?=[A-Za-z]*[0-9])[A-Za-z0-9]{32,}"
-    r"|sk-(?=[A-Za-z]*[0-9])(?=[a-z0-9]*[A-Z])[A-Za-z0-9]{32,}"
-    r"|(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,}"
+    _SK_KEYS + r"|(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,}"
     r"|hf_[A-Za-z0-9]{30,}|xox[abprs]-[A-Za-z0-9-]{10,}|glpat-[A-Za-z0-9_-]{20,}"
     r"|AKIA[0-9A-Z]{16}[0-9A-Za-z]*|AIza[0-9A-Za-z_-]{35,}"
 )
 """The shapes that are a key wherever they stand, glued to a word before them too: every
 shape of :data:`_VENDOR_SHAPES` but the bare ``sk-`` + 20, which a word ending in ``sk``
-shares (``task-sk-...``, ``disk-space-monitoring-...``); in its place ``sk-proj-``,
-``sk-ant-``, ``sk-svcacct-``, ``sk-admin-`` + 20 and ``sk-`` + 32 letters and digits with a
-digit among them (the legacy and the many ``sk-<hex>`` keys).
+shares (``task-sk-...``, ``disk-space-monitoring-...``); in its place :data:`_SK_KEYS`
+(a vendor's second prefix + 20; 32 or more letters and digits in one run, not all
+lowercase letters: the legacy and the many ``sk-<hex>`` keys).
 
 Why (helper leftovers73c; attacks86's open item): a key pasted glued after ``_``, a letter
 or a digit (``MY_KEY_sk-proj-...``, ``KEY_ghp_...``, ``xAKIA...``: an environment name and
@@ -209,12 +225,13 @@ and was shown whole. Each of these shapes begins with a fixed prefix and, when i
 fails within its prefix and minimum length (the ``sk-`` digit lookahead reads letters
 only, up to the next ``-``): a constant test per position, so the scan stays linear.
 
-The ``sk-`` + 32 shape glued after a *letter* needs an upper-case letter too (a legacy
-OpenAI key is mixed-case): a word ending in ``sk`` glued to a lower-case hex digest
-(``task-<md5>``, ``disk-<uuid hex>``, ``flask-<sha256>``: a job's or a file's name) was
-masked (helper attacks87). After ``_``, a digit or at a token's start it needs only a digit
-(``DEEPSEEK_KEY_sk-<hex>`` stays masked); the case lookahead reads letters and digits only,
-up to the next ``-``: linear.
+The ``sk-`` + 32 shape glued after a letter is masked though a word ending in ``sk``
+glued to a lower-case hex digest (``task-<md5>``, ``disk-<uuid hex>``: a job's or a file's
+name) reads the same: DeepSeek's and DashScope's keys are ``sk-`` + 32 lower-case hex
+digits, and a key that caught a letter before it (``xsk-<hex>``) is shown whole otherwise.
+A secret shown is worse than a name masked (the lead, stop 74: helper attacks87 required an
+upper-case letter after a letter, helper leftovers74's property test showed the DeepSeek key
+it let through).
 
 ``AKIA`` and ``AIza`` run to the end of their token (``[0-9A-Za-z]*``, ``{35,}``): with one
 length and no end, a longer token had its first 20 / 39 characters masked and its tail

@@ -69,6 +69,25 @@ _ANCHOR_FLAGS = _FOLDER_FLAGS & ~getattr(os, "O_NOFOLLOW", 0)
 """The index folder, opened to lock it (``anchor``): a folder, which may be a link."""
 
 
+def held_elsewhere(path: Path) -> bool:
+    """Whether the lock file ``path`` exists and another holder has it locked now: a probe
+    that creates nothing and holds nothing (the file opened read-only, locked without
+    waiting and unlocked at once). Any failure to open it reads as not held."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | os.O_CLOEXEC)
+    except OSError:
+        return False
+    try:
+        if _try_lock(fd):
+            _unlock(fd)
+            return False
+        return True
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+
+
 class WriterLock:
     """An exclusive, non-reentrant lock on one file, held until :meth:`release`.
 

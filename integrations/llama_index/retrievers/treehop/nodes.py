@@ -273,7 +273,13 @@ def echoed_keys(metadata: Mapping[str, Any], text: str) -> list[str]:
     node wrote it into the prompt twice more, as ``chunk_title:`` and as the list
     ``heading_path: [...]``, with ``passage_start: 6`` (a chunk number, bookkeeping) below:
     about 50 tokens above every passage of a query engine's prompt. A ``chunk_title`` the
-    text does not hold (a VikingDB knowledge base's point) stays visible.
+    text does not hold as a line of its own (a VikingDB knowledge base's point) stays visible.
+
+    "Says" is the title as a whole line of the text: its first line, as a stored chunk
+    leads, or a later one, where a slot joins the chunks before the hit's (helper
+    leftovers74; review73's open item: the test was ``title in text``, so a short title
+    that the text only mentions -- ``Pricing`` in "see Pricing below" -- was hidden from
+    the LLM as if the text had said it).
 
     A file at the top of the folder ``treehop index`` read stores ``name`` and
     ``source_path`` alike (``name: ssl.txt`` over ``source_path: ssl.txt`` above every
@@ -281,12 +287,22 @@ def echoed_keys(metadata: Mapping[str, Any], text: str) -> list[str]:
     there, and shown where the path says more (``examples/drupal``)."""
     keys = [PASSAGE_START] if PASSAGE_START in metadata else []
     title = metadata.get(CHUNK_TITLE)
-    if isinstance(title, str) and title and title in text:
+    if isinstance(title, str) and title and "\n" not in title and _says_line(text, title):
         keys += [k for k in (CHUNK_TITLE, HEADING_PATH) if k in metadata]
     name = metadata.get(NAME)
     if isinstance(name, str) and name and name == metadata.get(SOURCE_PATH):
         keys.append(NAME)
     return keys
+
+
+def _says_line(text: str, line: str) -> bool:
+    """Whether ``line`` is a whole line of ``text`` (``\\n``-separated; linear)."""
+    return (
+        text == line
+        or text.startswith(line + "\n")
+        or text.endswith("\n" + line)
+        or (f"\n{line}\n" in text)
+    )
 
 
 def to_node_with_score(m: MatchedContext, links: TreeLinks | None = None) -> NodeWithScore:

@@ -447,16 +447,25 @@ class TreehopVectorStore(kit.IndexedStore, BasePydanticVectorStore):
 
     async def _matching(self, filters: MetadataFilters | None) -> list[Node]:
         """Every passage under the base a query can return (the store's own records and the
-        leaves another writer stored) that ``filters`` selects as it is shown (a scan of the
-        base: no query vector; every passage for ``None``)."""
+        leaves another writer stored, but one at a URI a record holds as its id) that
+        ``filters`` selects as it is shown (a scan of the base: no query vector; every
+        passage for ``None``)."""
         parsed = self._shown_filter(filters)
 
         def scan() -> list[Node]:
-            self.aclient._fresh()  # (another process's commits, as a search sees them)
+            client = self.aclient
+            client._fresh()  # (another process's commits, as a search sees them)
+            leaves = [n for n in client.store.iter_nodes(self._passages.base) if n.is_leaf]
+            # (a leaf another writer put at a URI one of the store's records holds as its
+            # id is left out, as a query leaves it out: PassageIndex._ids_taken; helper
+            # leftovers74, review73's open item: get_nodes() returned it beside the record,
+            # two nodes with one id, and delete_nodes(filters=...) refused it)
+            ids = {i for n in leaves if isinstance(i := n.metadata.get(ID_KEY), str)}
             return [
                 n
-                for n in self.aclient.store.iter_nodes(self._passages.base)
-                if n.is_leaf and (parsed is None or parsed.matches(n.metadata, n.uri))
+                for n in leaves
+                if (ID_KEY in n.metadata or client.display(n.uri) not in ids)
+                and (parsed is None or parsed.matches(n.metadata, n.uri))
             ]
 
         return await self.aclient._io(scan)
