@@ -189,3 +189,13 @@ def test_through_find_and_langchain(tmp_path: Path) -> None:
         texts = [d.page_content for d in docs]
         assert any("# htpasswd -c" in t for t in texts)
         assert not any("\\# htpasswd" in t or "Available Languages" in t for t in texts)
+
+
+def test_an_empty_page_title_still_names_its_sibling_section() -> None:
+    # control (passes on 111ffd0f too): Doxygen's pages put the page title and "Introduction"
+    # at one level; the title, with no text of its own, still leads the chunk
+    md = "# avr-libc and assembler programs\n\n# Introduction\n\nThere might be reasons.\n"
+    chunks = [(c.title, c.text) for c in split_text(md, "markdown", 1000)]
+    assert chunks == [
+        ("avr-libc and assembler programs", "Introduction\n\nThere might be reasons.")
+    ]

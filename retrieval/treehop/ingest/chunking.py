@@ -304,9 +304,10 @@ def split_text(text: str, kind: str, max_chars: int = 1000) -> list[Chunk]:
 
 
 EMPTY_HEADINGS_DROPPED = True
-"""Whether a heading with no text of its own that no child follows (an emptied "See also",
-a contents list's heading) is dropped when the next section is not under it; off, that
-section joined it, so its text (heading as a line) sat under the empty heading's path."""
+"""Whether a heading with no text of its own that no child follows (an emptied "See also")
+is dropped when the next section is neither under it nor its sibling (a section above it:
+the next directive); off, that section joined it, so its text (heading as a line) sat
+under the empty heading's path."""
 
 
 def _add_section(
@@ -319,12 +320,17 @@ def _add_section(
     if (
         groups
         and not groups[-1].texts
-        and (section.path[: len(groups[-1].path)] == groups[-1].path or EMPTY_HEADINGS_DROPPED)
+        and (
+            section.path[: len(groups[-1].path)] == groups[-1].path
+            or (EMPTY_HEADINGS_DROPPED and section.path[:-1] != groups[-1].path[:-1])
+        )
     ):
-        # a heading with no text of its own: its children's paths name it; any other
-        # section is not its text (Apache's module pages: an emptied "See also" took the
-        # next directive's section, titled "KeepAlive Directive › See also" while it
-        # held KeepAliveTimeout; helper ingest74)
+        # a heading with no text of its own: its children's paths name it; a section
+        # above it or elsewhere is not its text (Apache's module pages: an emptied "See
+        # also" took the next directive's section, titled "KeepAlive Directive › See also"
+        # while it held KeepAliveTimeout; helper ingest74). A sibling still joins it, its
+        # heading as a line: an empty page title over an "Introduction" beside it names
+        # the page (Doxygen's pages)
         groups.pop()
     if groups and parts and _joins_open(groups[-1], section, parts, max_chars):
         parts = parts[1:]
