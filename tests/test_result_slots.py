@@ -133,6 +133,11 @@ def test_each_section_of_a_document_takes_its_own_slot_for_a_question(bow, tmp_p
         assert scores == sorted(scores, reverse=True)
 
 
+def _body(content: str) -> str:
+    """A chunk's text without the heading line it leads with (a slot says it once)."""
+    return content.split("\n\n", 1)[-1]
+
+
 def test_the_slot_shows_its_passage_in_document_order(bow, tmp_path: Path) -> None:
     with Treehop(embedder=bow, tagger=None, chunk_chars=300) as th:
         th.add_resource(_guide(tmp_path), target_uri=f"{R}/docs")
@@ -143,10 +148,12 @@ def test_the_slot_shows_its_passage_in_document_order(bow, tmp_path: Path) -> No
         assert shown, "the section's other chunks are in the slot and shown"
         for c in shown:
             assert c.position == (c.chunk_index or 0) - (top.chunk_index or 0)
-            assert c.content in top.slot_text
+            assert _body(c.content) in top.slot_text
+        # the heading line once, at the top (ingest74: it was said once per chunk)
+        assert top.slot_text.count("Guide › Tokens\n\n") == 1
         # document order: each shown chunk's text appears where its index says
         pieces = sorted([*shown], key=lambda c: c.position or 0)
-        at = [top.slot_text.index(c.content) for c in pieces]
+        at = [top.slot_text.index(_body(c.content)) for c in pieces]
         assert at == sorted(at)
         assert len(top.slot_text) <= RetrievalConfig().document_context_chars
         # the block assemble_context builds carries the passage too
@@ -185,7 +192,7 @@ def test_a_question_slot_shows_more_of_its_passage_than_a_document_slot(
         shown = sorted(
             (c for c in q_top.collapsed if c.position is not None), key=lambda c: c.position or 0
         )
-        at = [q_top.slot_text.index(c.content) for c in shown]
+        at = [q_top.slot_text.index(_body(c.content)) for c in shown]
         assert len(shown) >= 3 and at == sorted(at)
         cfg.question_context_chars = None  # the document slot's extent for questions too
         assert len(th.find(question, limit=3).resources[0].slot_text) <= 2000

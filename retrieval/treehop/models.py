@@ -131,6 +131,25 @@ PROVENANCE_KEYS: tuple[str, ...] = (
 """The keys of :meth:`MatchedContext.provenance`, shared by every framework integration."""
 
 
+SLOT_HEADING_ONCE = True
+"""Whether a slot's text (:attr:`MatchedContext.slot_text`) says its chunks' shared heading
+line once, at the top; off, every chunk of the passage repeated it (helper ingest74)."""
+
+
+def _heading_once(parts: list[str], metadata: dict[str, Any]) -> list[str]:
+    """``parts`` (a passage's chunks in document order) with the heading line each chunk's
+    text leads with (``metadata["chunk_title"]``, then a blank line) kept on the first only:
+    the chunks of one passage are one section's, so their heading is the same line."""
+    title = metadata.get("chunk_title")
+    if not SLOT_HEADING_ONCE or not isinstance(title, str) or not title or len(parts) < 2:
+        return parts
+    lead = title + "\n\n"
+    out = parts[:1]
+    for part in parts[1:]:
+        out.append(part[len(lead) :].lstrip("\n") if part.startswith(lead) else part)
+    return out
+
+
 class ChunkContext(CheckedModel):
     """Another node held in a hit's result slot: a collected chunk of the hit's document, or a
     conversation turn next to a memory hit (:mod:`treehop.memory_context`)."""
@@ -200,8 +219,9 @@ class MatchedContext(CheckedModel):
             return self.text
         before = [text for pos, text in turns if pos < 0]
         after = [text for pos, text in turns if pos > 0]
-        sep = "\n" if self.chunk_index is None else "\n\n"
-        return sep.join([*before, self.text, *after])
+        if self.chunk_index is None:
+            return "\n".join([*before, self.text, *after])
+        return "\n\n".join(_heading_once([*before, self.text, *after], self.metadata))
 
     def provenance(self) -> dict[str, Any]:
         """Why this hit was found, as JSON-friendly values (enums as their string values).

@@ -21,7 +21,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .markup import HEADING_SEPARATOR, Section, fence_closes, fence_open, parse
+from .markup import HEADING_SEPARATOR, Section, fence_closes, fence_open, parse, unescape_line
 
 __all__ = ["Chunk", "split_text"]
 
@@ -121,47 +121,59 @@ def _asks(block: str) -> bool:
     )
 
 
-def _blocks(body: str) -> list[tuple[str, bool]]:
+def _blocks(body: str, converted: bool = False) -> list[tuple[str, bool]]:
     """Paragraph-like blocks (runs of non-blank lines), each with whether it starts a new
     answer (:func:`_asks`, a rule line on its own before it (:data:`_BREAK`, dropped), or
     two or more blank lines before it: how
     :func:`~treehop.ingest.markup.html_to_markdown` marks the start of a definition list's
-    entry, ``<dt>``/``<dd>``, of a ``<section>`` and the place of an emptied heading)."""
+    entry, ``<dt>``/``<dd>``, of a ``<section>`` and the place of an emptied heading).
+
+    ``converted``: the body is :func:`~treehop.ingest.markup.html_to_markdown`'s, whose
+    escapes (a backslash before ``# htpasswd ...``) are taken back on lines outside code:
+    read as escaped for rules, shown as the page shows them in the block's text."""
     out: list[tuple[str, bool]] = []
     cur: list[str] = []
+    rules = True  # every line of the open block is a rule line (as written)
     blanks = 0
     gap = False
     rule = False  # a rule line on its own ended the block before: the next one starts anew
     fence: tuple[str, int] | None = None  # the open code fence (a rule inside is code)
     code = False  # the block holds a line of a code fence
     for line in body.split("\n"):
+        prose = False
         if fence is not None:
             code = True
             if fence_closes(line, *fence):
                 fence = None
         elif (opened := fence_open(line)) is not None:
             fence, code = opened, True
+        else:
+            prose = converted
         if line.strip():
             if not cur:
                 gap = (blanks >= 2 or rule) and bool(out)
-            cur.append(line)
+                rules = True
+            rules = rules and _BREAK.fullmatch(line) is not None
+            cur.append(unescape_line(line) if prose else line)
             blanks = 0
         else:
             blanks += 1
             if cur:
-                rule = _end_block(out, cur, gap, code)
+                rule = _end_block(out, cur, gap, code, rules)
                 cur, code = [], fence is not None
     if cur:
-        _end_block(out, cur, gap, code)
+        _end_block(out, cur, gap, code, rules)
     return out
 
 
-def _end_block(out: list[tuple[str, bool]], cur: list[str], gap: bool, code: bool) -> bool:
+def _end_block(
+    out: list[tuple[str, bool]], cur: list[str], gap: bool, code: bool, rules: bool
+) -> bool:
     """Append the block ``cur`` to ``out`` (with whether it starts a new answer) unless it is
-    rule lines alone outside code (:data:`_BREAK`: an author's mark between entries, no
-    text), which are dropped; returns whether a rule stands between ``out``'s last block and
-    the next."""
-    if not code and all(_BREAK.fullmatch(line) for line in cur):
+    rule lines alone outside code (``rules``, :data:`_BREAK`: an author's mark between
+    entries, no text), which are dropped; returns whether a rule stands between ``out``'s
+    last block and the next."""
+    if not code and rules:
         return True  # (two lines: the over- and underline of a deleted reST title)
     block = "\n".join(cur)
     out.append((block, gap or _asks(block)))
@@ -197,7 +209,7 @@ def _cut(text: str, max_chars: int) -> list[str]:
     return pieces
 
 
-def _pieces(body: str, max_chars: int) -> list[tuple[str, bool]]:
+def _pieces(body: str, max_chars: int, converted: bool = False) -> list[tuple[str, bool]]:
     """A section's body packed into pieces of at most ``max_chars``, blocks kept whole when
     they fit, each with whether it continues the answer the piece before it began (a cut by
     size) rather than starting one.
@@ -215,7 +227,7 @@ def _pieces(body: str, max_chars: int) -> list[tuple[str, bool]]:
     small = max_chars // 4
     cont = False  # whether the open piece continues the previous piece's answer
     asks_only = True  # whether the open piece holds questions or labels only (no answer)
-    for block, starts in _blocks(body):
+    for block, starts in _blocks(body, converted):
         if starts and cur and (size >= small or not asks_only):
             out.append((cur, cont))
             if cont and size < small:
@@ -282,7 +294,7 @@ def split_text(text: str, kind: str, max_chars: int = 1000) -> list[Chunk]:
     doc = parse(text, kind)
     groups: list[_Group] = []
     for section in doc.sections:
-        _add_section(groups, section, max_chars)
+        _add_section(groups, section, max_chars, kind == "html")
     chunks = _chunks_of(groups)
     if not chunks and text.strip():  # headings only: the headings are the text
         for part, cont in _pieces("\n".join(doc.headings) or text, max_chars):
@@ -291,13 +303,35 @@ def split_text(text: str, kind: str, max_chars: int = 1000) -> list[Chunk]:
     return chunks
 
 
-def _add_section(groups: list[_Group], section: Section, max_chars: int) -> None:
+EMPTY_HEADINGS_DROPPED = True
+"""Whether a heading with no text of its own that no child follows (an emptied "See also")
+is dropped when the next section is neither under it nor its sibling (a section above it:
+the next directive); off, that section joined it, so its text (heading as a line) sat
+under the empty heading's path."""
+
+
+def _add_section(
+    groups: list[_Group], section: Section, max_chars: int, converted: bool = False
+) -> None:
     """One section's pieces appended to ``groups``: its first piece joins the open group when
     small enough (:func:`_joins_open`), every other piece is a group of its own; a heading
     without text is kept as an empty group until a child names it."""
-    parts = _pieces(section.body, max_chars)
-    if groups and not groups[-1].texts and section.path[: len(groups[-1].path)] == groups[-1].path:
-        groups.pop()  # a heading with no text of its own: its children's paths name it
+    parts = _pieces(section.body, max_chars, converted)
+    if (
+        groups
+        and not groups[-1].texts
+        and (
+            section.path[: len(groups[-1].path)] == groups[-1].path
+            or (EMPTY_HEADINGS_DROPPED and section.path[:-1] != groups[-1].path[:-1])
+        )
+    ):
+        # a heading with no text of its own: its children's paths name it; a section
+        # above it or elsewhere is not its text (Apache's module pages: an emptied "See
+        # also" took the next directive's section, titled "KeepAlive Directive › See also"
+        # while it held KeepAliveTimeout; helper ingest74). A sibling still joins it, its
+        # heading as a line: an empty page title over an "Introduction" beside it names
+        # the page (Doxygen's pages)
+        groups.pop()
     if groups and parts and _joins_open(groups[-1], section, parts, max_chars):
         parts = parts[1:]
     for i, (part, cont) in enumerate(parts):

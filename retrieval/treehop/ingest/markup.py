@@ -57,6 +57,8 @@ __all__ = [
     "link_texts",
     "looks_like_rst",
     "parse",
+    "unescape_converted",
+    "unescape_line",
 ]
 
 HEADING_SEPARATOR = " › "
@@ -651,7 +653,12 @@ Show Source" block (``div role="note" aria-label="source link"``)."""
 _RELATION_TITLES = frozenset({"next chapter", "previous chapter"})
 """``title`` values of the links of Sphinx's "Previous: / Next:" relations (its templates'
 own attribute): the block holding one is a navigation bar, as with ``rel="next"``."""
-_MAIN_MARKS = frozenset({"body", "document-body", "main-content", "articlebody"})
+_MAIN_MARKS = frozenset({"body", "document-body", "main-content", "articlebody", "page-content"})
+"""Marks of a page's main column (its header, breadcrumb and footer outside it): Sphinx's
+``div.body``, ``#main-content``, ``itemprop="articleBody"``, ``#page-content`` (the Apache
+httpd manual's and many site themes' content wrapper: without it every page's chunk 0 began
+"Modules | Directives | FAQ | Glossary | Sitemap", the site banner and the breadcrumb;
+helper ingest74)."""
 _BLOCK = frozenset(
     {
         "p",
@@ -758,6 +765,33 @@ class _DefinitionList:
         return self.answers and self.term and not self.asks and self.chars < TERSE_ENTRY_CHARS
 
 
+LANGUAGE_LISTS = True
+"""Whether a block that only lists the page's other languages is dropped
+(:func:`language_list`); off only to measure what it changed."""
+_LANGUAGE_CODE = re.compile(r"[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{2,8}){0,2}")
+_LIST_SEPARATORS = re.compile(r"[\s|,/\u00b7\u2022]+")
+_LANGUAGE_LIST_CHARS = 400
+
+
+def language_list(text: str) -> bool:
+    """Whether a block's text is a list of language codes, with or without a label
+    (``Available Languages: de | en | fr | zh-cn``): what a page's language picker shows.
+    Read only where the block links a page in another language (``hreflang``, the HTML
+    attribute for it), and only on a block of at most :data:`_LANGUAGE_LIST_CHARS`
+    characters (each pattern matches one bounded token: linear). Why: the Apache httpd
+    manual shows the list at the top and the bottom of every page, and its codes (``zh-cn``,
+    ``ja``, ``tr``) became every page's automatic tags and words of its first chunk."""
+    if len(text) > _LANGUAGE_LIST_CHARS:
+        return False
+    label, colon, rest = text.partition(":")
+    if not colon:
+        rest = label
+    elif len(label) > 40:
+        return False
+    codes = [t for t in _LIST_SEPARATORS.split(rest) if t]
+    return len(codes) >= 2 and all(_LANGUAGE_CODE.fullmatch(t) for t in codes)
+
+
 def _marks(attrs: Attrs) -> set[str]:
     marks = set(attrs.get("class", "").lower().split())
     if "id" in attrs:
@@ -795,6 +829,7 @@ class _HTMLToMarkdown:
         # previous / parent page (a ``rel``, or Sphinx's relation title)
         self.items = 0  # open <ul>/<ol> lists (a contents list's lines are their items)
         self.heading_at: tuple[int, int] | None = None  # (out, main_out) of a heading just out
+        self.lang_link = False  # the current block links the page in another language
 
     # -- output
     def _emit(self, part: str) -> None:
@@ -832,6 +867,9 @@ class _HTMLToMarkdown:
         jumps_only, self.jump_only, self.in_jump = self.jump_only, True, 0
         bold, self.bold = self.bold, False
         nav, self.nav = self.nav, ""
+        lang_link, self.lang_link = self.lang_link, False
+        if lang_link and LANGUAGE_LISTS and language_list(text):
+            return  # (a language picker: "Available Languages: de | en | fr")
         if not text and bold:  # (an emptied bold question: like an emptied heading)
             self.gap = True
         if nav == "relation":
@@ -843,8 +881,10 @@ class _HTMLToMarkdown:
             dl.chars += len(text)
             if self.last_item == "dt":
                 dl.term, dl.asks = True, dl.asks or text.endswith("?")
-        if atx_heading(text) or setext_level(text) or fence_open(text):
-            text = "\\" + text  # text, never read back as a heading, a rule or a fence
+        if text.startswith("\\") or atx_heading(text) or setext_level(text) or fence_open(text):
+            # text, never read back as a heading, a rule or a fence (a leading backslash is
+            # escaped too, so :func:`unescape_line` takes back exactly the one added here)
+            text = "\\" + text
         self._emit(text + "\n\n")
 
     # -- events
@@ -949,6 +989,8 @@ class _HTMLToMarkdown:
         elif tag in {"b", "strong"} and self.heading is None:
             self.bold = True
         elif tag == "a" and self.heading is None:
+            if attrs.get("hreflang", "").strip():
+                self.lang_link = True
             if _NAV_RELS & set(attrs.get("rel", "").lower().split()):
                 self.nav = "rel"  # (texi2any's "Next: ..., Previous: ..., Up: ..." bar)
             elif attrs.get("title", "").strip().lower() in _RELATION_TITLES:
@@ -1059,6 +1101,33 @@ class _HTMLToMarkdown:
             # with "#"; text that would, is escaped)
             text = f"# {title.replace('#', chr(92) + '#')}\n\n{text}"
         return text + "\n"
+
+
+def unescape_line(line: str) -> str:
+    """A line of :func:`html_to_markdown`'s text outside code as the page shows it: the
+    backslash the converter put before text that would read as a heading, a rule or a fence
+    (``\\# htpasswd -c ...``, a shell prompt in an example) taken back. Only for text
+    already parsed (the chunker's blocks, a whole small file): the parse needs the escape."""
+    return line[1:] if line.startswith("\\") else line
+
+
+def unescape_converted(text: str) -> str:
+    """:func:`unescape_line` on every line of ``text`` outside a code fence: what a reader of
+    a converted page (a file short enough to be one node) sees. One pass over the lines."""
+    if "\\" not in text:
+        return text
+    out: list[str] = []
+    fence: tuple[str, int] | None = None
+    for line in text.split("\n"):
+        if fence is not None:
+            if fence_closes(line, *fence):
+                fence = None
+        elif (opened := fence_open(line)) is not None:
+            fence = opened
+        else:
+            line = unescape_line(line)
+        out.append(line)
+    return "\n".join(out)
 
 
 def html_to_markdown(doc: str) -> tuple[str, str]:

@@ -32,6 +32,7 @@ from .loaders import (
     strip_page_navigation,
     walk,
 )
+from .markup import unescape_converted
 from .summaries import (
     ABSTRACT_CHARS,
     FROM_CHILDREN,
@@ -263,7 +264,10 @@ class TreeBuilder:
                         is_leaf=True,
                         abstract=abstract,
                         overview=overview,
-                        content=f.text.strip(),
+                        # (a converted page's escapes taken back, as its chunks' are)
+                        content=(
+                            unescape_converted(f.text) if f.kind == "html" else f.text
+                        ).strip(),
                         metadata=meta,
                     ),
                     parent_uri,
