@@ -25,7 +25,9 @@ def client(tmp_path: Path) -> Any:
     c.close()
 
 
-@pytest.mark.parametrize("include", [5, 1.5, object(), [["find"]], [None], "find"], ids=repr)
+@pytest.mark.parametrize(
+    "include", [5, 1.5, pytest.param(object(), id="object()"), [["find"]], [None], "find"], ids=repr
+)
 def test_tools_include_that_is_not_a_list_of_names_is_typed(client: Any, include: Any) -> None:
     with pytest.raises(InvalidQueryError, match="include"):
         create_treehop_tools(client, include=include)
@@ -36,13 +38,17 @@ def test_tools_include_as_a_tuple_still_works(client: Any) -> None:
     assert [t.name for t in tools] == ["treehop_find", "treehop_read"]
 
 
-@pytest.mark.parametrize("dimension", ["3", 1.5, [3], object()], ids=repr)
+@pytest.mark.parametrize(
+    "dimension", ["3", 1.5, [3], pytest.param(object(), id="object()")], ids=repr
+)
 def test_langchain_embedder_dimension_that_is_not_an_int_is_typed(dimension: Any) -> None:
     with pytest.raises(InvalidQueryError, match="dimension"):
         LangChainEmbedder(WordHashEmbeddings(), dimension=dimension)
 
 
-@pytest.mark.parametrize("fields", ["text", b"text", 5, object()], ids=repr)
+@pytest.mark.parametrize(
+    "fields", ["text", b"text", 5, pytest.param(object(), id="object()")], ids=repr
+)
 def test_store_index_fields_that_are_not_a_list_are_typed(client: Any, fields: Any) -> None:
     """``index_fields="text"`` was read as the fields ``t``, ``e``, ``x``, ``t`` (nothing of
     a value was embedded), ``5`` raised ``TypeError``."""
