@@ -231,6 +231,12 @@ class _Manifest:
     partial: bool = False
     """Written by a commit in the middle of an ingest: it lists the files committed so far
     (the ingest may have been stopped before the rest)."""
+    keeps_user_tags: bool = False
+    """(A partial manifest) its ingest was the re-read of an older reading, whose nodes keep
+    their stored user tags (:meth:`TreeWriter._older_readings`): the run that resumes it
+    keeps them too. Why (helper review74): the partial manifest carries this call's
+    fingerprint, so a resumed upgrade read as an ordinary re-read and dropped every
+    ``set_tags`` edit of the files the stopped run had not reached."""
 
     def __len__(self) -> int:
         return len(self.paths)
@@ -298,6 +304,8 @@ class _Manifest:
         }
         if self.partial:
             head["partial"] = True
+        if self.keeps_user_tags:
+            head["keeps_user_tags"] = True
         return json.dumps(head).encode() + b"\n" + body
 
     @classmethod
@@ -332,6 +340,7 @@ class _Manifest:
                 nums[n:],
                 digests,
                 meta.get("partial") is True,
+                meta.get("keeps_user_tags") is True,
             )
         except (ValueError, KeyError, TypeError, AttributeError):
             return cls()
@@ -867,6 +876,8 @@ class TreeWriter:
                     self._older_readings(target, user_tags, metadata)
                 )
                 manifest = _Manifest()
+            elif manifest.partial and manifest.keeps_user_tags:
+                upgrade = True  # (resuming that re-read, stopped: helper review74)
             old_uris = await self.io(_gc_paused, self._stored_uris, target)
             plan = await asyncio.to_thread(
                 _gc_paused, self._plan, path, target, manifest, old_uris, call.exclude
@@ -901,6 +912,7 @@ class TreeWriter:
                         keep[row] = False
                 part = fresh.rows(keep)
                 part.written_ns, part.partial = time.time_ns(), True
+                part.keeps_user_tags = upgrade
                 gaps.written = part.encode()
                 await self.io(self.store.put_state, key, gaps.written)
 
