@@ -18,10 +18,10 @@ from pathlib import Path
 
 import pytest
 
+from test_attacks87_reading_version_keeps_tags import DOC, _old_index, _user_tags
 from treehop import Treehop
 from treehop.ingest.writer import TreeWriter, _Manifest
 
-from test_attacks87_reading_version_keeps_tags import DOC, _old_index, _user_tags
 from treehop_test_doubles import BagOfWordsEmbedder
 
 
@@ -29,22 +29,24 @@ class Stop(Exception):
     """The run stopped (a Ctrl-C or a failed write) after its partial manifest."""
 
 
-def _stopped_upgrade(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def _stopped_reread(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, tags: list[str]) -> None:
+    """A re-index stopped after its partial manifest, before its first commit."""
+
     async def stop(*args: object, **kwargs: object) -> None:
         raise Stop
 
     with monkeypatch.context() as m:
         m.setattr(TreeWriter, "write", stop)
-        with Treehop(str(tmp_path / "idx"), embedder=BagOfWordsEmbedder()) as th:
-            with pytest.raises(Stop):
-                th.add_resource(str(tmp_path / "doc"), target_uri=DOC, tags=["proj"])
+        th = Treehop(str(tmp_path / "idx"), embedder=BagOfWordsEmbedder())
+        with th, pytest.raises(Stop):
+            th.add_resource(str(tmp_path / "doc"), target_uri=DOC, tags=tags)
 
 
 def test_a_resumed_upgrade_reread_keeps_set_tags(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     before = _old_index(tmp_path, monkeypatch)
-    _stopped_upgrade(tmp_path, monkeypatch)
+    _stopped_reread(tmp_path, monkeypatch, ["proj"])
     with Treehop(str(tmp_path / "idx"), embedder=BagOfWordsEmbedder()) as th:
         again = th.add_resource(str(tmp_path / "doc"), target_uri=DOC, tags=["proj"])
         after = _user_tags(th)
@@ -59,15 +61,7 @@ def test_a_resumed_reread_the_call_asked_for_takes_the_calls_tags(
     """Control (passes on the base too): a stopped re-read that the call's own tags asked for
     resumes with the call's tags, not the stored ones."""
     _old_index(tmp_path, monkeypatch)
-
-    async def stop(*args: object, **kwargs: object) -> None:
-        raise Stop
-
-    with monkeypatch.context() as m:
-        m.setattr(TreeWriter, "write", stop)
-        with Treehop(str(tmp_path / "idx"), embedder=BagOfWordsEmbedder()) as th:
-            with pytest.raises(Stop):
-                th.add_resource(str(tmp_path / "doc"), target_uri=DOC, tags=["other"])
+    _stopped_reread(tmp_path, monkeypatch, ["other"])
     with Treehop(str(tmp_path / "idx"), embedder=BagOfWordsEmbedder()) as th:
         again = th.add_resource(str(tmp_path / "doc"), target_uri=DOC, tags=["other"])
         after = _user_tags(th)
