@@ -161,10 +161,10 @@ _PCT = r"%(?:25)*"
 _ENCODED_VALUE = re.compile(
     r"(?i)((?:\b(?=\w*[%+-])(?:\w*?(?:api[-_]?key|access[-_]?key|secret[-_]?key|token"
     r"|secret|password|passwd|pwd|passphrase|credential|signature|authorization)"
-    r"(?:" + _PCT + r"2[27])?(?:" + _PCT + r"3D|" + _PCT + r"3A)"
+    r"(?:(?:" + _PCT + r"5C)*" + _PCT + r"2[27])?(?:" + _PCT + r"3D|" + _PCT + r"3A)"
     r"|\w*?bearer(?=" + _PCT + r"20|\+))"
     r"|" + _PCT + r"(?:3F|26)[\w.-]*?(?:key|sig|auth|code)" + _PCT + r"3D)"
-    r"(?:" + _PCT + r"2[027]|\+)*(?:(?:bearer|basic|token)(?:" + _PCT + r"20|\+)+)?)"
+    r"(?:" + _PCT + r"(?:2[027]|5C)|\+)*(?:(?:bearer|basic|token)(?:" + _PCT + r"20|\+)+)?)"
     r"((?:[^\s%&'\",;\\]|%(?!(?:25)*(?:2[0236Cc]|3[Bb]|0[AaDd]))[0-9A-Fa-f]{2})+)"
 )
 """A credential's name and its value in a URL-encoded text (read only where a text holds a
@@ -180,7 +180,13 @@ encoded writes ``=`` as ``%3D`` and ``&`` as ``%26``: :data:`_SECRET_PARAM` and
 showed the key whole. Each name is matched from a word's start (or its ``%3F`` / ``%26``)
 by a lazy run of word characters, only for a word followed by ``%``, ``+`` or ``-`` (read
 once, up to the first of them: most words are passed over at that one look), and a
-``(?:25)*`` reads one run of ``25`` s: linear."""
+``(?:25)*`` reads one run of ``25`` s: linear.
+
+A name's quotes may be escaped before they are encoded (``%5C%22password%5C%22%3A%5C%22``:
+a JSON body quoted in a JSON string, then carried in a URL or a form). Why (helper
+review74): the name was read with bare encoded quotes only, and such a value was shown
+whole, where either escape alone was masked. Each ``%5C`` is one step of a loop that starts
+at a ``%``: linear."""
 _SK_KEYS = (
     r"sk-(?:proj|ant|svcacct|admin|or)-[A-Za-z0-9_-]{20,}"
     r"|sk-(?=[a-z]*[A-Z0-9])[A-Za-z0-9]{32,}[A-Za-z0-9_-]*"

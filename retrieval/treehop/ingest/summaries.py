@@ -160,10 +160,14 @@ _RST_ABSTRACT_FIELDS = frozenset({"abstract"})
 def _rst_abstract_field(lines: Sequence[str], i: int) -> list[str]:
     """The text of the ``:abstract:`` field at ``lines[i]``: its value on the marker's line
     and the lines indented under it, up to the first line that is not (blank lines inside
-    it skipped). Reads each line once."""
+    it skipped). Reads the lines under it by index, up to that line: an empty field's look
+    ends where the next one's begins, so a text of empty ``:abstract:`` fields is read
+    once. (A slice ``lines[i + 1 :]`` copied the rest of the text for each field: a
+    110,000-character text of them took 1.6 s and 4x as many 9 s; helper review74.)"""
     m = _RST_FIELD.match(lines[i])
     out = [m.group(2).strip()] if m and m.group(2) and m.group(2).strip() else []
-    for ln in lines[i + 1 :]:
+    for j in range(i + 1, len(lines)):
+        ln = lines[j]
         if ln.strip() and ln[:1] not in {" ", "\t"}:
             break
         if ln.strip():

@@ -231,6 +231,13 @@ class _Manifest:
     partial: bool = False
     """Written by a commit in the middle of an ingest: it lists the files committed so far
     (the ingest may have been stopped before the rest)."""
+    keeps_user_tags: bool = False
+    """(A partial manifest) its ingest kept the user tags of the nodes it built again (an
+    incremental re-add under the same call, or the re-read of an older reading:
+    :meth:`TreeWriter._older_readings`): the run that resumes it keeps them too. Why (helper
+    review74): the partial manifest carries this call's fingerprint, so a resumed upgrade
+    read as a re-read the call's tags asked for and dropped every ``set_tags`` edit of the
+    files the stopped run had not reached."""
 
     def __len__(self) -> int:
         return len(self.paths)
@@ -298,6 +305,8 @@ class _Manifest:
         }
         if self.partial:
             head["partial"] = True
+        if self.keeps_user_tags:
+            head["keeps_user_tags"] = True
         return json.dumps(head).encode() + b"\n" + body
 
     @classmethod
@@ -332,6 +341,7 @@ class _Manifest:
                 nums[n:],
                 digests,
                 meta.get("partial") is True,
+                meta.get("keeps_user_tags") is True,
             )
         except (ValueError, KeyError, TypeError, AttributeError):
             return cls()
@@ -859,11 +869,16 @@ class TreeWriter:
             if call.check is not None:
                 await call.check()
             manifest = _Manifest.decode(await self.io(self.store.get_state, _manifest_key(target)))
-            upgrade = False
+            # Whether a stored node keeps its own user tags (``set_tags``' edits) where it is
+            # built again: under a manifest this very call wrote (a changed file and the
+            # folders above it; docs/cli.md: "with the same list they are kept"; helper
+            # review74), or one an older reading of files wrote under this call (the re-read
+            # after an upgrade: :meth:`_older_readings`), not where the call's tags or
+            # settings differ. A partial manifest carries the call's fingerprint from its
+            # first commit on, so it says which it was (``keeps_user_tags``).
+            keep_tags = not manifest.partial or manifest.keeps_user_tags
             if manifest.fingerprint != fingerprint:
-                # (a manifest an older reading of files wrote under this very call: the
-                # re-read it gets keeps the user tags its nodes carry, see write())
-                upgrade = bool(manifest.fingerprint) and manifest.fingerprint in (
+                keep_tags = bool(manifest.fingerprint) and manifest.fingerprint in (
                     self._older_readings(target, user_tags, metadata)
                 )
                 manifest = _Manifest()
@@ -901,6 +916,7 @@ class TreeWriter:
                         keep[row] = False
                 part = fresh.rows(keep)
                 part.written_ns, part.partial = time.time_ns(), True
+                part.keeps_user_tags = keep_tags
                 gaps.written = part.encode()
                 await self.io(self.store.put_state, key, gaps.written)
 
@@ -917,7 +933,7 @@ class TreeWriter:
                 old_uris=old_uris,
                 checkpoint=checkpoint,
                 gaps=gaps if gaps.possible() else None,
-                keep_user_tags=upgrade,
+                keep_user_tags=keep_tags,
             )
             if manifest.partial and self.tagger is not None:
                 # Resuming a stopped ingest: its tagging had already counted the files it
@@ -1164,8 +1180,8 @@ class TreeWriter:
         ``checkpoint`` gets the URIs of the files whose nodes are all stored. With ``gaps``
         too, the store's write lock is let go after each of those commits and taken back
         before the next (:class:`_BatchGaps`). ``keep_user_tags``: a node stored already keeps
-        its own user tags (the re-read of an older reading: :meth:`_older_readings`), a new
-        one gets the call's."""
+        its own user tags (a folder's re-add under the call that wrote it, or the re-read of
+        an older reading: :meth:`_older_readings`), a new one gets the call's."""
         user_tags, metadata = call.user_tags, call.metadata
         if metadata:
             for n in built.nodes:
