@@ -1479,11 +1479,7 @@ class TreeWriter:
 
     def _stored_user_tags(self, uris: Sequence[str]) -> dict[str, list[str]]:
         """The user tags of each of ``uris`` stored (none for a node not stored)."""
-        return {
-            n.uri: [t for t in n.tags if tagmod.source_of(t) == "user"]
-            for n in self.store.get(list(uris))
-            if n is not None
-        }
+        return _user_tags_by_uri(n for n in self.store.get(list(uris)) if n is not None)
 
     def outside_inheritance(self, uri: str) -> dict[str, list[str]]:
         """Inheritable labels of ``uri``'s parent, from the tags already stored above it."""
@@ -1562,7 +1558,7 @@ class TreeWriter:
         if not nodes:
             return 0
         before = {n.uri: list(n.tags) for n in nodes}
-        users = {n.uri: [t for t in n.tags if tagmod.source_of(t) == "user"] for n in nodes}
+        users = _user_tags_by_uri(nodes)
         computed: Mapping[str, NodeTags] = {}
         if self.tagger is not None:
             if refit:
@@ -1641,7 +1637,7 @@ class TreeWriter:
         now); the inherited tags of the nodes below them are left as they were."""
         nodes = [_own_tags(n) for n in dirs]
         before = {n.uri: list(n.tags) for n in nodes}
-        users = {n.uri: [t for t in n.tags if tagmod.source_of(t) == "user"] for n in nodes}
+        users = _user_tags_by_uri(nodes)
         assert self.tagger is not None
         try:
             computed = tagged(self.tagger, nodes, self.store, new_texts=[])
@@ -2195,6 +2191,11 @@ def _normalised(item: object, tag: bool) -> bool:
         return (tagmod.parse_tag(item, "auto") if tag else tagmod.normalize_label(item)) == item
     except InvalidTagError:
         return False
+
+
+def _user_tags_by_uri(nodes: Iterable[Node]) -> dict[str, list[str]]:
+    """Each node's user tags (``set_tags``' and the add call's), by URI: what a re-tag keeps."""
+    return {n.uri: [t for t in n.tags if tagmod.source_of(t) == "user"] for n in nodes}
 
 
 def _own_tags(node: Node) -> Node:
