@@ -528,6 +528,13 @@ change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py
   unchanged), beside the asciidoctor manual and the pod2html man pages of ``html/`` and
   Debian's notes; no new reading (:func:`icewm_faq_set`). Built in stop 74 and measured
   once: an untuned check (helper heldout95).
+* ``apache-ssl-faq``: the Apache HTTP Server's SSL/TLS FAQ (Debian ``apache2-doc``,
+  ``manual/en/ssl/ssl_faq.html``: one page of the manual, ~37 ``<h3>`` questions under
+  ``<h2>`` group titles): every entry deleted by Django's heading rule (unchanged, at level
+  3), the contents lists dropped (:func:`split_apache_ssl_faq`), beside the FAQ's chapter
+  of the manual, the ``mod_ssl`` reference and Debian's note; no new reading
+  (:func:`apache_ssl_faq_set`). Built in stop 75 and measured once: an untuned check
+  (helper heldout97).
 * ``xboard-faq``: XBoard and WinBoard's FAQ (Debian ``xboard``, ``FAQ.html``: hand-written
   HTML, ~60 labelled ``<h3>`` questions under four ``<h2>`` groups): every question and the
   contents lists deleted (:func:`split_xboard_faq`), beside the engine protocol page, the
@@ -700,6 +707,7 @@ HELD_OUT_SETS = (
     "dbix-class-faq",
     "mksh-faq",
     "icewm-faq",
+    "apache-ssl-faq",
 )
 """Natural-question sets that no screening script reads by default (``--sets`` names them):
 measured once per change as an untuned check of whether a method chosen on the sets above
@@ -15825,6 +15833,103 @@ def icewm_faq_set() -> NaturalSet:
     )
 
 
+# --------------------------------------------------------------------------------------
+# One FAQ page of a large HTML manual (Apache HTTP Server's SSL/TLS FAQ), beside its own
+# chapter and the module reference, read by Django's heading rule at level 3
+# --------------------------------------------------------------------------------------
+
+APACHE_SSL_PACKAGE = "apache2-doc"
+APACHE_SSL_DOC = "usr/share/doc/apache2-doc"
+APACHE_SSL_MANUAL = "manual/en"
+APACHE_SSL_FAQ = "manual/en/ssl/ssl_faq.html"
+"""The Apache HTTP Server manual's "SSL/TLS Strong Encryption: FAQ" (the project's
+``ssl_faq.xml`` built into one HTML page per language; Debian's ``apache2-doc`` ships the
+English one at ``manual/en/ssl/ssl_faq.html``, UTF-8): the manual's page chrome (a menu
+line, the path, a language picker, a copyright footer), an ``<h1>`` title and a quotation,
+then ``<h2>`` group titles ("Installation", "Certificates", "The SSL Protocol"), each over a
+``<ul>`` of links to its entries (the questions again: a contents list) and ``<h3 id=...>``
+entries, every one a question users asked ("Which port does HTTPS use?", "How can I get rid
+of the pass-phrase dialog at Apache startup time?"), and one stated problem ("I had a core
+dump, can you help me?" ends with "?" too). Every ``<h3>`` asks (Django's heading rule,
+unchanged, at level 3, :func:`split_heading_questions`); the ``<h1>`` and ``<h2>`` titles
+stay."""
+APACHE_SSL_PAGES = (
+    "ssl/index.html",
+    "ssl/ssl_intro.html",
+    "ssl/ssl_compat.html",
+    "ssl/ssl_howto.html",
+    "mod/mod_ssl.html",
+)
+"""The FAQ's own chapter of the manual (every other page of ``manual/en/ssl/``: the chapter's
+front page, the introduction to SSL/TLS, the compatibility notes and the how-to) and the
+module reference the chapter's front page links to (``mod/mod_ssl.html``, the directives the
+answers name): in, each up to :data:`APACHE_SSL_MAX_PAGE_CHARS`, read as hand-written HTML
+pages (:func:`page_to_markdown`, their chrome kept as the page shows it). Out: the rest of
+the English manual (~150 other pages, the server's whole reference: a corpus many times the
+chapter), the other languages (the same pages again), the stylesheets and images,
+``cgi-examples/``, the changelogs and the copyright."""
+APACHE_SSL_NOTES = ("NEWS.Debian.gz",)
+"""Debian's note on the package: in, as text."""
+APACHE_SSL_MAX_PAGE_CHARS = 150_000
+"""A converted page over this stays out and is named (the value the other sets use, not
+chosen for this set)."""
+
+
+def split_apache_ssl_faq(page_html: str) -> tuple[str, list[tuple[str, str, str]]]:
+    """Apache's ``ssl_faq.html`` -> (the page as markdown without its questions, [(id,
+    question, answer)]): the contents lists of links into the page dropped
+    (:func:`drop_anchor_lists`, XTerm's reading, unchanged), the page read as a hand-written
+    HTML page (:func:`page_to_markdown`: ``<h2>`` as ``##``, ``<h3>`` as ``###``), then
+    Django's heading rule unchanged at level 3 (:func:`split_heading_questions`: every
+    ``###`` entry with text under it asks, its answer that text up to the next heading; the
+    ``#`` and ``##`` titles stay). Ids are the questions' slugs, a repeat ``-2`` (as
+    :func:`split_mksh_faq`)."""
+    text, pairs = split_heading_questions(
+        page_to_markdown(drop_anchor_lists(page_html)), min_level=3
+    )
+    seen: dict[str, int] = {}
+    return text, [(_repeat_id(seen, _slug(q)), q, a) for q, a in pairs]
+
+
+def apache_ssl_faq_set() -> NaturalSet:
+    """The Apache HTTP Server's SSL/TLS FAQ (Debian ``apache2-doc``,
+    ``manual/en/ssl/ssl_faq.html``: one page of the manual, ~37 ``<h3>`` entries under
+    ``<h2>`` group titles) as one file ``FAQ.md`` with every question deleted by Django's
+    heading rule at level 3 (:func:`split_apache_ssl_faq`), beside the FAQ's own chapter and
+    the module reference (:data:`APACHE_SSL_PAGES`) and Debian's note
+    (:data:`APACHE_SSL_NOTES`). Ids are the questions' slugs
+    (``apache-ssl-faq:which-port-does-https-use``). Entries whose answer is under
+    :data:`MIN_ANSWER_WORDS` words are left out and named. Built in stop 75 and measured
+    once, with no change to the retriever: an untuned check (helper heldout97)."""
+    root, doc, faq_path = _packaged_doc(APACHE_SSL_PACKAGE, APACHE_SSL_DOC, APACHE_SSL_FAQ)
+    text, qa = split_apache_ssl_faq(_doc_text(faq_path, "utf-8"))
+    if not qa:
+        raise FileNotFoundError(f"no FAQ questions in {faq_path}")
+    files = {"FAQ.md": text}
+    asked = _faq_questions("apache-ssl-faq", qa, "FAQ.md")
+    kept, too_long = _add_pages(
+        files, doc / APACHE_SSL_MANUAL, APACHE_SSL_PAGES, "utf-8", APACHE_SSL_MAX_PAGE_CHARS
+    )
+    notes = _add_notes(files, doc, APACHE_SSL_NOTES)
+    return _judged_package_set(
+        "apache-ssl-faq",
+        root,
+        files,
+        asked,
+        lambda version, unjudged: (
+            f"Apache SSL/TLS FAQ from {APACHE_SSL_PACKAGE} {version} ({APACHE_SSL_FAQ}, "
+            f"HTML, {len(qa)} <h3> entries deleted by Django's heading rule at level 3, the "
+            "contents lists dropped, the <h1> and <h2> titles kept) + the FAQ's chapter and "
+            f"the module reference ({', '.join(kept)}; left out, over "
+            f"{APACHE_SSL_MAX_PAGE_CHARS} chars: {', '.join(too_long) or 'none'}) + "
+            f"{', '.join(notes) or 'no notes'}; the rest of the manual, the other languages, "
+            "cgi-examples, changelogs and copyright out; answer = the text under a question "
+            f"up to the next heading; left out, answer under {MIN_ANSWER_WORDS} words: "
+            f"{' | '.join(unjudged) or 'none'}"
+        ),
+    )
+
+
 BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "django-faq": lambda emb: django_faq_set(),
     "gitfaq": lambda emb: gitfaq_set(),
@@ -15933,6 +16038,7 @@ BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "dbix-class-faq": lambda emb: dbix_class_faq_set(),
     "mksh-faq": lambda emb: mksh_faq_set(),
     "icewm-faq": lambda emb: icewm_faq_set(),
+    "apache-ssl-faq": lambda emb: apache_ssl_faq_set(),
     "cranfield": cranfield_set,
     "pytest-derived": lambda emb: pytest_derived_set(),
 }
