@@ -532,9 +532,10 @@ change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py
   ``manual/en/ssl/ssl_faq.html``: one page of the manual, ~37 ``<h3>`` questions under
   ``<h2>`` group titles): every entry deleted by Django's heading rule (unchanged, at level
   3), the contents lists dropped (:func:`split_apache_ssl_faq`), beside the FAQ's chapter
-  of the manual, the ``mod_ssl`` reference and Debian's note; no new reading
-  (:func:`apache_ssl_faq_set`). Built in stop 75 and measured once: an untuned check
-  (helper heldout97).
+  of the manual, the ``mod_ssl`` reference and Debian's note; one new reading, each page's
+  content without the manual's chrome (:func:`apache_manual_main`), so that the footer is
+  not read into the last answer (:func:`apache_ssl_faq_set`). Built in stop 75 and
+  measured once: an untuned check (helper heldout97).
 * ``xboard-faq``: XBoard and WinBoard's FAQ (Debian ``xboard``, ``FAQ.html``: hand-written
   HTML, ~60 labelled ``<h3>`` questions under four ``<h2>`` groups): every question and the
   contents lists deleted (:func:`split_xboard_faq`), beside the engine protocol page, the
@@ -15863,10 +15864,10 @@ APACHE_SSL_PAGES = (
 """The FAQ's own chapter of the manual (every other page of ``manual/en/ssl/``: the chapter's
 front page, the introduction to SSL/TLS, the compatibility notes and the how-to) and the
 module reference the chapter's front page links to (``mod/mod_ssl.html``, the directives the
-answers name): in, each up to :data:`APACHE_SSL_MAX_PAGE_CHARS`, read as hand-written HTML
-pages (:func:`page_to_markdown`, their chrome kept as the page shows it). Out: the rest of
-the English manual (~150 other pages, the server's whole reference: a corpus many times the
-chapter), the other languages (the same pages again), the stylesheets and images,
+answers name): in, each up to :data:`APACHE_SSL_MAX_PAGE_CHARS`, their content alone
+(:func:`apache_manual_main`) read as hand-written HTML (:func:`page_to_markdown`). Out: the
+rest of the English manual (~150 other pages, the server's whole reference: a corpus many
+times the chapter), the other languages (the same pages again), the stylesheets and images,
 ``cgi-examples/``, the changelogs and the copyright."""
 APACHE_SSL_NOTES = ("NEWS.Debian.gz",)
 """Debian's note on the package: in, as text."""
@@ -15875,9 +15876,36 @@ APACHE_SSL_MAX_PAGE_CHARS = 150_000
 chosen for this set)."""
 
 
+_APACHE_CONTENT = '<div id="page-content">'
+_APACHE_TOPLANG = '<div class="toplang">'
+_APACHE_ENDS = ('<div class="bottomlang">', '<div id="footer">')
+
+
+def apache_manual_main(page_html: str) -> str:
+    """A page of the Apache HTTP Server manual -> its content alone: the HTML from
+    ``<div id="page-content">`` up to the language picker under it (``<div
+    class="bottomlang">``, else the footer), the picker at the top (``<div
+    class="toplang">``, a ``<p>`` of language links, no nested ``<div>``) removed. Out with
+    them: the menu line and the path above (the manual's page chrome, the same on every
+    page) and the copyright footer, which :func:`split_heading_questions` would otherwise
+    read into the page's last answer. A page without the content ``<div>`` is returned
+    whole. Linear: a few ``str.find`` calls."""
+    start = page_html.find(_APACHE_CONTENT)
+    if start < 0:
+        return page_html
+    ends = [e for e in (page_html.find(m, start) for m in _APACHE_ENDS) if e >= 0]
+    main = page_html[start : min(ends) if ends else len(page_html)]
+    top = main.find(_APACHE_TOPLANG)
+    if top >= 0:
+        close = main.find("</div>", top)
+        main = main[:top] + (main[close + len("</div>") :] if close >= 0 else "")
+    return main
+
+
 def split_apache_ssl_faq(page_html: str) -> tuple[str, list[tuple[str, str, str]]]:
     """Apache's ``ssl_faq.html`` -> (the page as markdown without its questions, [(id,
-    question, answer)]): the contents lists of links into the page dropped
+    question, answer)]): the page's content alone (:func:`apache_manual_main`: the chrome,
+    the language pickers and the footer out), the contents lists of links into the page dropped
     (:func:`drop_anchor_lists`, XTerm's reading, unchanged), the page read as a hand-written
     HTML page (:func:`page_to_markdown`: ``<h2>`` as ``##``, ``<h3>`` as ``###``), then
     Django's heading rule unchanged at level 3 (:func:`split_heading_questions`: every
@@ -15885,7 +15913,7 @@ def split_apache_ssl_faq(page_html: str) -> tuple[str, list[tuple[str, str, str]
     ``#`` and ``##`` titles stay). Ids are the questions' slugs, a repeat ``-2`` (as
     :func:`split_mksh_faq`)."""
     text, pairs = split_heading_questions(
-        page_to_markdown(drop_anchor_lists(page_html)), min_level=3
+        page_to_markdown(drop_anchor_lists(apache_manual_main(page_html))), min_level=3
     )
     seen: dict[str, int] = {}
     return text, [(_repeat_id(seen, _slug(q)), q, a) for q, a in pairs]
@@ -15895,9 +15923,10 @@ def apache_ssl_faq_set() -> NaturalSet:
     """The Apache HTTP Server's SSL/TLS FAQ (Debian ``apache2-doc``,
     ``manual/en/ssl/ssl_faq.html``: one page of the manual, ~37 ``<h3>`` entries under
     ``<h2>`` group titles) as one file ``FAQ.md`` with every question deleted by Django's
-    heading rule at level 3 (:func:`split_apache_ssl_faq`), beside the FAQ's own chapter and
-    the module reference (:data:`APACHE_SSL_PAGES`) and Debian's note
-    (:data:`APACHE_SSL_NOTES`). Ids are the questions' slugs
+    heading rule at level 3 (:func:`split_apache_ssl_faq`; the one new reading,
+    :func:`apache_manual_main`, keeps each page's content without the manual's chrome),
+    beside the FAQ's own chapter and the module reference (:data:`APACHE_SSL_PAGES`) and
+    Debian's note (:data:`APACHE_SSL_NOTES`). Ids are the questions' slugs
     (``apache-ssl-faq:which-port-does-https-use``). Entries whose answer is under
     :data:`MIN_ANSWER_WORDS` words are left out and named. Built in stop 75 and measured
     once, with no change to the retriever: an untuned check (helper heldout97)."""
@@ -15908,7 +15937,12 @@ def apache_ssl_faq_set() -> NaturalSet:
     files = {"FAQ.md": text}
     asked = _faq_questions("apache-ssl-faq", qa, "FAQ.md")
     kept, too_long = _add_pages(
-        files, doc / APACHE_SSL_MANUAL, APACHE_SSL_PAGES, "utf-8", APACHE_SSL_MAX_PAGE_CHARS
+        files,
+        doc / APACHE_SSL_MANUAL,
+        APACHE_SSL_PAGES,
+        "utf-8",
+        APACHE_SSL_MAX_PAGE_CHARS,
+        to_markdown=lambda page: page_to_markdown(apache_manual_main(page)),
     )
     notes = _add_notes(files, doc, APACHE_SSL_NOTES)
     return _judged_package_set(
@@ -15919,7 +15953,8 @@ def apache_ssl_faq_set() -> NaturalSet:
         lambda version, unjudged: (
             f"Apache SSL/TLS FAQ from {APACHE_SSL_PACKAGE} {version} ({APACHE_SSL_FAQ}, "
             f"HTML, {len(qa)} <h3> entries deleted by Django's heading rule at level 3, the "
-            "contents lists dropped, the <h1> and <h2> titles kept) + the FAQ's chapter and "
+            "contents lists dropped, the <h1> and <h2> titles kept, each page's content "
+            "without the manual's chrome) + the FAQ's chapter and "
             f"the module reference ({', '.join(kept)}; left out, over "
             f"{APACHE_SSL_MAX_PAGE_CHARS} chars: {', '.join(too_long) or 'none'}) + "
             f"{', '.join(notes) or 'no notes'}; the rest of the manual, the other languages, "
