@@ -15866,7 +15866,7 @@ front page, the introduction to SSL/TLS, the compatibility notes and the how-to)
 module reference the chapter's front page links to (``mod/mod_ssl.html``, the directives the
 answers name): in, each up to :data:`APACHE_SSL_MAX_PAGE_CHARS`, their content alone
 (:func:`apache_manual_main`) read as hand-written HTML (:func:`page_to_markdown`). Out: the
-rest of the English manual (~150 other pages, the server's whole reference: a corpus many
+rest of the English manual (238 other pages, the server's whole reference: a corpus many
 times the chapter), the other languages (the same pages again), the stylesheets and images,
 ``cgi-examples/``, the changelogs and the copyright."""
 APACHE_SSL_NOTES = ("NEWS.Debian.gz",)
