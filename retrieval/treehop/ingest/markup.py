@@ -57,6 +57,7 @@ __all__ = [
     "link_texts",
     "looks_like_rst",
     "parse",
+    "rst_unshown_out",
     "unescape_converted",
     "unescape_line",
 ]
@@ -380,6 +381,8 @@ def adornment_char(line: str) -> str | None:
 def _parse_rst(text: str) -> Document:
     b = _Builder()
     lines = _lines(text)
+    if RST_UNSHOWN_DROPPED:
+        lines = rst_unshown_out(lines)
     styles: dict[tuple[str, bool], int] = {}  # (char, overlined) -> level, in order of use
     n = len(lines)
     i = 0
@@ -431,6 +434,79 @@ def _parse_rst(text: str) -> Document:
         prev_blank = not line.strip()
         i += 1
     return b.document()
+
+
+RST_UNSHOWN_DROPPED = True
+"""Whether a reST document's lines a reader of it never sees as text are left out of what it
+reads as (its sections' text, a page short enough to be one node): the **docinfo** field
+list under the title (``:Author: Jan Kneschke``, ``:Date: $Date: 2004/11/03 22:26:05 $``,
+``:Revision: ...``, Sphinx's ``:orphan:``; docutils turns it into the document's metadata),
+and the ``.. meta::``, ``.. contents::`` and ``.. sectnum::`` directives with their
+indented options (HTML ``<meta>`` keywords, a table of contents and numbers docutils
+generates: ``.. contents:: Table of Contents`` names nothing of the text). An
+``:abstract:`` or ``:dedication:`` field is shown (a topic under the title), so it is kept
+as written (a passage's and a file's abstract read its text as the page's sentence).
+Off, every line was text: each of lighttpd's 33 module pages opened its first passage
+(embedded, BM25-indexed, in ``slot_text`` and the context block) with ``:Author: ...
+:Date: $Date$ :Revision: $Revision$ ... .. meta:: :keywords: ... .. contents:: Table of
+Contents``, and its file's abstract (embedded) with the docinfo (helper ingest75)."""
+_RST_FIELD_LINE = re.compile(r":([^\s:][^:\n]*):(?:[ \t]+(.*))?$")
+"""A field list item's first line (``:Author: Jan``, ``:abstract:``); the marker is
+followed by whitespace or the line's end, so a role (``:ref:`x```) is not one. The name
+cannot hold a colon, so a failed match reads the line once."""
+_RST_UNSHOWN_DIRECTIVE = re.compile(
+    r"\.\.[ \t]+(?:meta|contents|sectnum|section-numbering)::(?:[ \t]|$)", re.I
+)
+_RST_SHOWN_FIELDS = frozenset({"abstract", "dedication"})
+
+
+def _indented_end(lines: list[str], i: int, blanks: bool = False) -> int:
+    """The index after the block indented under ``lines[i - 1]``: the indented (and blank)
+    lines from ``i`` on, less the blank lines that close it unless ``blanks`` (a block left
+    out after a blank line takes them along, so the text around it keeps one paragraph
+    break). Each line is read at most twice."""
+    n, j = len(lines), i
+    while j < n and (not lines[j].strip() or lines[j][:1] in {" ", "\t"}):
+        j += 1
+    while not blanks and j > i and not lines[j - 1].strip():
+        j -= 1
+    return j
+
+
+def rst_unshown_out(lines: list[str]) -> list[str]:
+    """``lines`` of a reST document without the docinfo field list and the ``meta`` /
+    ``contents`` / ``sectnum`` directives (see :data:`RST_UNSHOWN_DROPPED`); an
+    ``:abstract:`` or ``:dedication:`` field is kept as written. The docinfo is the field list met
+    before any body text: only blank lines, comments, titles (a line over or under an
+    adornment) and the directives above come before it. One pass over the lines."""
+    out: list[str] = []
+    n, i = len(lines), 0
+    docinfo = True
+    while i < n:
+        line = lines[i]
+        after_blank = not out or not out[-1].strip()
+        if line[:2] == ".." and _RST_UNSHOWN_DIRECTIVE.match(line):
+            i = _indented_end(lines, i + 1, after_blank)
+            continue
+        if docinfo and line[:1] == ":" and (field := _RST_FIELD_LINE.match(line)):
+            shown = field.group(1).strip().lower() in _RST_SHOWN_FIELDS
+            end = _indented_end(lines, i + 1, after_blank and not shown)
+            if shown:  # as written: the abstracts read it as the page's sentence
+                out.extend(lines[i:end])
+            i = end
+            continue
+        if docinfo and line[:2] == "..":  # a comment, a target, a directive: and its body
+            end = _indented_end(lines, i + 1)
+            out.extend(lines[i:end])
+            i = end
+            continue
+        if docinfo and line.strip():
+            nxt = lines[i + 1] if i + 1 < n else ""
+            if adornment_char(line) is None and adornment_char(nxt) is None:
+                docinfo = False  # body text: a field list from here on is shown
+        out.append(line)
+        i += 1
+    return out
 
 
 def looks_like_rst(text: str, probe_lines: int = 400) -> bool:

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from ..errors import InvalidConfigError
+from . import markup
 from .markup import (
     adornment_char,
     atx_heading,
@@ -289,7 +290,10 @@ def first_sentence(text: str, kind: str = "markdown", as_read: bool = False) -> 
     A sentence end that closes only enumeration labels (``3.4.``, ``IV.``: :func:`is_label`)
     ends no sentence: the search goes on, and the sentence is the label and the text after
     it (``3.4. Yes, ...``); each search starts where the last one ended, so still linear."""
-    body = " ".join(_prose_lines(text, kind, rst_fields=as_read))[:SENTENCE_PROBE_CHARS]
+    # reST's docinfo is no prose in any abstract (a file's too, since helper ingest75:
+    # ``URL Redirection: :Author: Jan Kneschke :Date: ...`` was 29 of lighttpd's 34)
+    fields = as_read or markup.RST_UNSHOWN_DROPPED
+    body = " ".join(_prose_lines(text, kind, rst_fields=fields))[:SENTENCE_PROBE_CHARS]
     marks: re.Pattern[str] | None = _MARKUP_CHARS
     if as_read:
         marks = _READER_MARKS if kind in _STRUCTURED else None

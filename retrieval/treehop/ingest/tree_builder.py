@@ -20,6 +20,7 @@ from .._plugins import call
 from ..errors import IngestError
 from ..models import ContextType, Level, Node
 from ..validation import is_blank
+from . import markup
 from .chunking import split_text
 from .loaders import (
     MAX_FILE_BYTES,
@@ -265,9 +266,7 @@ class TreeBuilder:
                         abstract=abstract,
                         overview=overview,
                         # (a converted page's escapes taken back, as its chunks' are)
-                        content=(
-                            unescape_converted(f.text) if f.kind == "html" else f.text
-                        ).strip(),
+                        content=_leaf_text(f.text, f.kind),
                         metadata=meta,
                     ),
                     parent_uri,
@@ -317,6 +316,17 @@ class TreeBuilder:
             )
             out.chunks += 1
         return abstract
+
+
+def _leaf_text(text: str, kind: str) -> str:
+    """A page short enough to be one node, as its chunks would read: a converted page's
+    escapes taken back, a reST page without the lines it does not show (docinfo, ``meta`` /
+    ``contents`` directives: :func:`markup.rst_unshown_out`)."""
+    if kind == "html":
+        return unescape_converted(text).strip()
+    if kind == "rst" and markup.RST_UNSHOWN_DROPPED:
+        return "\n".join(markup.rst_unshown_out(text.replace("\r\n", "\n").split("\n"))).strip()
+    return text.strip()
 
 
 def no_files_error(root: Path, report: LoadReport) -> IngestError:
