@@ -536,6 +536,12 @@ change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py
   content without the manual's chrome (:func:`apache_manual_main`), so that the footer is
   not read into the last answer (:func:`apache_ssl_faq_set`). Built in stop 75 and
   measured once: an untuned check (helper heldout97).
+* ``zlib-faq``: zlib's FAQ (Debian ``zlib1g-dev``, ``FAQ.gz``: plain text, ~44 numbered
+  entries, questions wrapped onto indented lines): each number read as ``Q:``, then every
+  question deleted by Screen's reader (:func:`split_qa_faq`, unchanged), beside the
+  package's notes, the annotated usage example, ``zlib.h`` (the library's manual) and the
+  man page; no new reader (:func:`zlib_faq_set`). Built in stop 75 and measured once: an
+  untuned check (helper heldout96).
 * ``xboard-faq``: XBoard and WinBoard's FAQ (Debian ``xboard``, ``FAQ.html``: hand-written
   HTML, ~60 labelled ``<h3>`` questions under four ``<h2>`` groups): every question and the
   contents lists deleted (:func:`split_xboard_faq`), beside the engine protocol page, the
@@ -709,6 +715,7 @@ HELD_OUT_SETS = (
     "mksh-faq",
     "icewm-faq",
     "apache-ssl-faq",
+    "zlib-faq",
 )
 """Natural-question sets that no screening script reads by default (``--sets`` names them):
 measured once per change as an untuned check of whether a method chosen on the sets above
@@ -15965,6 +15972,103 @@ def apache_ssl_faq_set() -> NaturalSet:
     )
 
 
+# --------------------------------------------------------------------------------------
+# A plain-text FAQ of numbered entries, questions wrapped onto indented lines, answers
+# indented under them (zlib), read by Screen's Q:/A: reader once its numbers read as Q:
+# --------------------------------------------------------------------------------------
+
+ZLIB_PACKAGE = "zlib1g-dev"
+ZLIB_DOC = "usr/share/doc/zlib1g-dev"
+ZLIB_FAQ = "FAQ.gz"
+"""zlib's FAQ as Jean-loup Gailly and Mark Adler keep it (plain text: a title and a pointer
+to the web copy, then ~44 entries ``N. <question>``, the number right-aligned in two columns
+(`` 1.`` ... ``44.``), a question wrapped onto lines indented four spaces, a blank line, the
+answer indented four spaces up to the next entry). Every entry asks, as its authors numbered
+it, stated problems included ("compress() returns Z_BUF_ERROR.", "I found a bug in zlib."):
+:func:`split_zlib_faq` reads each number as Screen's ``Q:`` and then reads the FAQ with
+:func:`split_qa_faq` unchanged."""
+ZLIB_TEXTS = (
+    "README.gz",
+    "algorithm.txt.gz",
+    "txtvsbin.txt.gz",
+    "examples/README.examples",
+)
+"""The package's plain-text notes beside the FAQ (the upstream README, the description of
+the deflate and inflate algorithms, the note on telling text from binary data, the list of
+the examples): in, as text. Out: the examples' C sources (``examples/*.c``, ``*.h``: code,
+not documentation), ``crc-doc.1.0.pdf.gz`` (a PDF), the changelogs and the copyright."""
+ZLIB_PAGES = ("examples/zlib_how.html",)
+"""The annotated usage example the FAQ points to ("See http://zlib.net/zlib_how.html"): in,
+as markdown (:func:`page_to_markdown`)."""
+ZLIB_HEADER = "usr/include/zlib.h"
+"""The library's manual: its header's comments ("Where's the zlib documentation ...? It's in
+zlib.h"): in, as text, whole. ``zconf.h`` (configuration macros) is out."""
+ZLIB_MAN = ("usr/share/man/man3/zlib.3.gz",)
+"""The man page (a summary pointing to ``zlib.h``): in, as markdown
+(:func:`roff_page_markdown`)."""
+_ZLIB_NUMBER = re.compile(r"^ {0,3}\d+\.[ \t]+(?=\S)", re.MULTILINE)
+
+
+def split_zlib_faq(text: str) -> tuple[str, list[tuple[str, str, str]]]:
+    """zlib's ``FAQ`` -> (the FAQ as one plain-text page without its questions, [(id,
+    question, answer)]): every line that opens, after at most three spaces, with a number, a
+    dot and text (an entry: `` 1. Is zlib Y2K-compliant?``; an answer's lines are indented
+    four spaces and never match) reads as ``Q: <text>``, then :func:`split_qa_faq`
+    unchanged: the question's indented lines right under it are the rest of it, and all of it
+    leaves the page; the answer is the text after the blank line up to the next entry. The
+    title and the pointer to the web copy stay, in no answer. Ids are the questions' slugs
+    (Screen's rule: an id that is not a position keeps the halves when an entry is added), a
+    repeat ``-2``. One regular expression anchored at a line's start, then one pass over the
+    lines: linear."""
+    return split_qa_faq(_ZLIB_NUMBER.sub("Q: ", text))
+
+
+def zlib_faq_set() -> NaturalSet:
+    """zlib's FAQ (Debian ``zlib1g-dev``, ``/usr/share/doc/zlib1g-dev/FAQ.gz``: plain text,
+    ~44 numbered entries) as one file ``FAQ`` with every question (wrapped lines included)
+    deleted (:func:`split_zlib_faq`: the numbers read as Screen's ``Q:``, then
+    :func:`split_qa_faq` unchanged), beside the package's notes (:data:`ZLIB_TEXTS`), the
+    annotated usage example (:data:`ZLIB_PAGES`), the header that is the library's manual
+    (:data:`ZLIB_HEADER`) and the man page (:data:`ZLIB_MAN`). Ids are the questions' slugs
+    (``zlib-faq:is-zlib-thread-safe``). Entries whose answer is under
+    :data:`MIN_ANSWER_WORDS` words are left out and named. Built in stop 75 and measured
+    once, with no change to the retriever: an untuned check (helper heldout96)."""
+    root, doc, faq_path = _packaged_doc(ZLIB_PACKAGE, ZLIB_DOC, ZLIB_FAQ)
+    text, qa = split_zlib_faq(_doc_text(faq_path, "utf-8"))
+    if not qa:
+        raise FileNotFoundError(f"no FAQ questions in {faq_path}")
+    files = {"FAQ": text}
+    asked = _faq_questions("zlib-faq", qa, "FAQ")
+    kept = _add_notes(files, doc, ZLIB_TEXTS)
+    for name in ZLIB_PAGES:
+        path = doc / name
+        if path.is_file():
+            files[name.removesuffix(".html") + ".md"] = page_to_markdown(
+                path.read_text(encoding="utf-8", errors="replace")
+            )
+            kept.append(name)
+    header = root / ZLIB_HEADER
+    if header.is_file():
+        files[header.name] = _doc_text(header, "utf-8").strip() + "\n"
+        kept.append(header.name)
+    kept += _add_man_pages(files, root, ZLIB_MAN)
+    return _judged_package_set(
+        "zlib-faq",
+        root,
+        files,
+        asked,
+        lambda version, unjudged: (
+            f"zlib FAQ from {ZLIB_PACKAGE} {version} (FAQ.gz, plain text, {len(qa)} numbered "
+            "entries; every question, wrapped lines included, deleted by Screen's Q:/A: "
+            "reader after each number reads as Q:) + the package's notes, usage example, "
+            f"zlib.h and man page beside it ({', '.join(kept)}); the examples' C sources, "
+            "zconf.h, the PDF, changelogs and copyright out; answer = the text after the "
+            f"question up to the next entry; left out, answer under {MIN_ANSWER_WORDS} "
+            f"words: {' | '.join(unjudged) or 'none'}"
+        ),
+    )
+
+
 BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "django-faq": lambda emb: django_faq_set(),
     "gitfaq": lambda emb: gitfaq_set(),
@@ -16074,6 +16178,7 @@ BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "mksh-faq": lambda emb: mksh_faq_set(),
     "icewm-faq": lambda emb: icewm_faq_set(),
     "apache-ssl-faq": lambda emb: apache_ssl_faq_set(),
+    "zlib-faq": lambda emb: zlib_faq_set(),
     "cranfield": cranfield_set,
     "pytest-derived": lambda emb: pytest_derived_set(),
 }
