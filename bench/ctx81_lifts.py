@@ -166,9 +166,7 @@ def report(paths: list[Path]) -> None:
         for x in r["above"]
         if x["vec"] is not None and r["answer"]["vec"] is not None and x["vec"] < r["answer"]["vec"]
     )
-    print(
-        f"above on final score but below the answer on own score: {own_below}; on cosine: {vec_below}"
-    )
+    print(f"above on final, below the answer on own score: {own_below}; on cosine: {vec_below}")
     print("answer kinds:", dict(Counter(r["answer"]["kind"] for r in have)))
 
 
