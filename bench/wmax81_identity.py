@@ -17,7 +17,7 @@ def rows(name: str) -> list[dict]:
 
 
 base = rows("natural_wmax81_base_find_nine_dev.json")
-head = {(r["dataset"], r["half"]): r for r in rows("natural_wmax81_screen_nine_dev.json")}
+head = {(r["dataset"], r["half"]): r for r in rows("natural_wmax81_screen_dev.json")}
 n_fields = n_values = 0
 diff: list[tuple[str, ...]] = []
 for r in base:

@@ -373,8 +373,9 @@ class RetrievalConfig(ConfigModel):
     too (helpers quality70 / 71); the max only raises the lexical ones. ``None``: the module
     default :data:`treehop.chunk_window.QUESTION_WEIGHT_MAX` (off). Off: the nine dev halves
     (535 questions) nDCG@10 -0.0297 (-0.0439..-0.0166, 70 won / 103 lost), ctx@1000 -0.0358
-    (-0.0547..-0.0183, 10 / 29): the lexical chunks it raises pass dense answers as often as
-    they are answers (bench/README.md, "(helper quality81)")."""
+    (-0.0547..-0.0183, 10 / 29); with 4 untuned sets (827) -0.0174 / -0.0183, both intervals
+    below zero: the lexical chunks it raises pass more answers than they are
+    (bench/README.md, "(helper quality81)")."""
     question_document_penalty: float = Field(default=0.02, ge=0.0, le=1.0)
     """For a question-shaped query over documents: each further slot of a document gives up
     this much (times the query's dense weight) per slot of the same document above it, and
