@@ -265,6 +265,12 @@ ROWS: tuple[Row, ...] = (
     ),
     Row("find-no-context", "find - tree context", "find", config=bt.NO_CONTEXT),
     Row(
+        "find-wmax",
+        "find question_weight_max=True (max of the two fusions)",
+        "find",
+        config={"question_weight_max": True},
+    ),
+    Row(
         "find-no-sentence-slots",
         "find - sentence passages",
         "find",

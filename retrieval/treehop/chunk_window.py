@@ -34,6 +34,7 @@ import numpy as np
 import numpy.typing as npt
 
 from . import uri as urimod
+from .errors import InvalidConfigError
 
 WINDOW_POOL = 30
 """How many collected chunks (best first; at least three times the find's ``limit``) take
@@ -132,3 +133,42 @@ def spread_over_documents(
         order.extend(i for _, i in rest)
         adjusted.extend(-neg for neg, _ in rest)
     return order, adjusted
+
+
+QUESTION_WEIGHT_MAX = False
+"""The module default of :attr:`~treehop.config.RetrievalConfig.question_weight_max` (read
+where that setting is ``None``): off. A non-bool here is refused at the first find that reads
+it (:func:`weight_max_on`)."""
+
+
+def weight_max_on(setting: bool | None) -> bool:
+    """``question_weight_max`` as a find reads it: the setting, or the module default
+    :data:`QUESTION_WEIGHT_MAX` where it is ``None``; a module default that is not a ``bool``
+    raises :class:`~treehop.errors.InvalidConfigError`."""
+    if setting is not None:
+        return setting
+    got = QUESTION_WEIGHT_MAX
+    if not isinstance(got, bool):
+        raise InvalidConfigError(
+            "treehop.chunk_window.QUESTION_WEIGHT_MAX must be True or False, "
+            f"got {type(got).__name__}"
+        )
+    return got
+
+
+def weight_max_scores(
+    fused: npt.ArrayLike, dense: npt.ArrayLike, weight: float, other: float
+) -> npt.NDArray[np.float64]:
+    """Per candidate: the larger of its fused score at ``weight`` (``fused``, as the store
+    blended it: ``weight * dense + (1 - weight) * lexical``) and its fusion of the same two
+    scores at ``other`` (``question_weight_max``). The lexical part is read back from the
+    two it was blended from, ``(fused - weight * dense) / (1 - weight)``, so no second search
+    is needed. A weight of 1 (dense only: no lexical part to read) or ``other`` not below
+    ``weight`` returns ``fused`` unchanged; the max never lowers a score."""
+    f = np.asarray(fused, dtype=np.float64)
+    if weight >= 1.0 or other >= weight:
+        return f.copy()
+    d = np.asarray(dense, dtype=np.float64)
+    lex = (f - weight * d) / (1.0 - weight)
+    out: npt.NDArray[np.float64] = np.maximum(f, other * d + (1.0 - other) * lex)
+    return out

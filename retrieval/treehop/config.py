@@ -362,6 +362,20 @@ class RetrievalConfig(ConfigModel):
     ``limit`` :meth:`~treehop.Treehop.assemble_context` asks at its default 2,000 tokens
     (:func:`~treehop.context_assembly.context_limit`). Measured on the dev halves:
     bench/README.md, "(helper quality79)"."""
+    question_weight_max: bool | None = None
+    """For a question-shaped query over documents: each collected leaf scores the larger of
+    its fusion at ``question_dense_weight`` and at ``dense_weight`` (flat hybrid's blend of
+    the same cosine and BM25), before the chunk window
+    (:func:`treehop.chunk_window.weight_max_scores`). Why: where find()'s 1,000-token block
+    misses an answer flat hybrid's holds, flat hybrid mostly ranks it 1-3 and find 4-10: an
+    answer BM25 finds and the cosine does not, passed by chunks of the question's generic
+    phrasing (issue 33, stop 75). A lower weight for every chunk lowers the dense answers
+    too (helpers quality70 / 71); the max only raises the lexical ones. ``None``: the module
+    default :data:`treehop.chunk_window.QUESTION_WEIGHT_MAX` (off). Off: the nine dev halves
+    (535 questions) nDCG@10 -0.0297 (-0.0439..-0.0166, 70 won / 103 lost), ctx@1000 -0.0358
+    (-0.0547..-0.0183, 10 / 29); with 4 untuned sets (827) -0.0174 / -0.0183, both intervals
+    below zero: the lexical chunks it raises pass more answers than they are
+    (bench/README.md, "(helper quality81)")."""
     question_document_penalty: float = Field(default=0.02, ge=0.0, le=1.0)
     """For a question-shaped query over documents: each further slot of a document gives up
     this much (times the query's dense weight) per slot of the same document above it, and

@@ -44,7 +44,14 @@ from . import models as _models
 from . import uri as urimod
 from ._sync import on_caller_loop
 from .batched_context import collector_paused, retrieve_in_phases
-from .chunk_window import WINDOW_POOL, neighbour_uris, spread_over_documents, window_gains
+from .chunk_window import (
+    WINDOW_POOL,
+    neighbour_uris,
+    spread_over_documents,
+    weight_max_on,
+    weight_max_scores,
+    window_gains,
+)
 from .config import RetrievalConfig, StopRule
 from .context_assembly import context_slot_chars
 from .descent import (
@@ -451,6 +458,7 @@ class HierarchicalRetriever:
     ) -> tuple[list[list[Candidate]], list[list[ChunkContext]] | None]:
         """The chunk window, the hub correction, tag evidence and the memory context: the
         result's slots (:meth:`_memory_context`)."""
+        self._weight_max(q, state)
         await self._chunk_window(q, state)
         await self._hub_correction(q, state)
         if q.tag_evidence is not None and state.track is Track.VECTOR:
@@ -1038,6 +1046,28 @@ class HierarchicalRetriever:
         except NotFoundError:
             return None
         return kept, vectors
+
+    def _weight_max(self, q: _Query, state: Descent) -> None:
+        """A question over documents with ``question_weight_max`` (off by default): each
+        collected leaf scores the larger of its fusion at the question's dense weight and at
+        the configured ``dense_weight`` (flat hybrid's), read back from its fused score and
+        its cosine (:func:`~treehop.chunk_window.weight_max_scores`), before the chunk window.
+        Its own and final scores both rise by the same amount. Vector track only."""
+        if not (q.question and weight_max_on(self.config.question_weight_max)):
+            return
+        if state.track is not Track.VECTOR:
+            return
+        cands = [c for c in state.collected.values() if c.is_leaf]
+        if not cands:
+            return
+        own = np.array([c.own.vec for c in cands], dtype=np.float64)
+        cos = np.array([c.vector_score for c in cands], dtype=np.float64)
+        best = weight_max_scores(own, cos, q.dense_weight, self.config.dense_weight)
+        for i in np.flatnonzero(best > own).tolist():
+            c = cands[i]
+            gain = float(best[i] - own[i])
+            c.own = score_of(c.own.vec + gain, c.own.rr)
+            c.final = score_of(c.final.vec + gain, c.final.rr)
 
     async def _chunk_window(self, q: _Query, state: Descent) -> None:
         """A question over documents with ``question_chunk_window``: each of the best
