@@ -48,7 +48,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from . import tags as tagmod
 from . import uri as urimod
-from ._http import check_deadline
+from .validation import check_deadline
 from ._plugins import describe, is_signal
 from .arguments import check_bool, check_metadata, check_text_value
 from .errors import IndexLockedError, InvalidQueryError, InvalidTagError, TreehopError
