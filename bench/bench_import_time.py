@@ -4,7 +4,8 @@ Each statement runs in a new ``python -X importtime -c ...`` process, ``--repeat
 trees given by ``--tree`` taking turns (so a load change on a shared machine hits both
 alike). Reported per tree and statement: the median wall time of the process, the median
 cumulative import time of the statement's top module (``-X importtime``'s ``cumulative``),
-and which of the HTTP stack's modules (httpx, httpcore, trio, rich) the import loaded.
+which of the HTTP stack's modules (httpx, httpcore, trio, rich) the import loaded and how
+many modules it left in ``sys.modules`` (the numbers a loaded machine does not move).
 
     python bench/bench_import_time.py --tree base=/tmp/base --tree branch=. --repeat 5
 
@@ -36,11 +37,15 @@ STATEMENTS = {
     ),
 }
 HTTP_STACK = ("httpx", "httpcore", "trio", "rich")
-PROBE = "\nimport sys\nprint('LOADED', ','.join(m for m in {mods!r} if m in sys.modules))"
+PROBE = (
+    "\nimport sys\nprint('LOADED', ','.join(m for m in {mods!r} if m in sys.modules))"
+    "\nprint('MODULES', len(sys.modules))"
+)
 
 
-def one(tree: str, stmt: str) -> tuple[float, float, str]:
-    """(wall seconds, cumulative import seconds of the first imported module, loaded)."""
+def one(tree: str, stmt: str) -> tuple[float, float, str, int]:
+    """(wall seconds, cumulative import seconds of the first imported module, the HTTP
+    stack's modules loaded, how many modules ``sys.modules`` holds after it)."""
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(
         [os.path.join(tree, "retrieval"), os.path.join(tree, "integrations")]
@@ -65,7 +70,10 @@ def one(tree: str, stmt: str) -> tuple[float, float, str]:
         (x.removeprefix("LOADED ") for x in done.stdout.splitlines() if x.startswith("LOADED")),
         "",
     )
-    return wall, cumulative, loaded or "-"
+    modules = next(
+        (int(x.split()[1]) for x in done.stdout.splitlines() if x.startswith("MODULES")), 0
+    )
+    return wall, cumulative, loaded or "-", modules
 
 
 def main() -> None:
@@ -75,14 +83,14 @@ def main() -> None:
     ap.add_argument("--json", help="write the rows to this file")
     args = ap.parse_args()
     trees = [t.split("=", 1) for t in args.tree]
-    runs: dict[tuple[str, str], list[tuple[float, float, str]]] = {}
+    runs: dict[tuple[str, str], list[tuple[float, float, str, int]]] = {}
     for _ in range(args.repeat):
         for label in STATEMENTS:
             for name, tree in trees:
                 runs.setdefault((name, label), []).append(one(tree, STATEMENTS[label]))
     rows = []
-    print("| statement | tree | wall s (median) | import s (median) | HTTP stack loaded |")
-    print("|---|---|---|---|---|")
+    print("| statement | tree | modules | wall s (median) | import s (median) | HTTP stack |")
+    print("|---|---|---|---|---|---|")
     for label in STATEMENTS:
         for name, _tree in trees:
             r = runs[(name, label)]
@@ -92,9 +100,13 @@ def main() -> None:
                 "wall_s": round(statistics.median(x[0] for x in r), 2),
                 "import_s": round(statistics.median(x[1] for x in r), 2),
                 "loaded": r[-1][2],
+                "modules": r[-1][3],
             }
             rows.append(row)
-            print(f"| {label} | {name} | {row['wall_s']} | {row['import_s']} | {row['loaded']} |")
+            print(
+                f"| {label} | {name} | {row['modules']} | {row['wall_s']} | {row['import_s']} "
+                f"| {row['loaded']} |"
+            )
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:
             json.dump(rows, f, indent=1)
