@@ -65,3 +65,19 @@ def test_lazy_names_resolve_to_the_modules_objects() -> None:
         assert set(mod.__all__) <= set(dir(mod)) | {n for n in mod.__all__ if hasattr(mod, n)}
         with pytest.raises(AttributeError, match="no attribute 'Nope'"):
             mod.Nope  # noqa: B018
+
+
+def test_the_log_filter_is_on_after_import_treehop_alone() -> None:
+    """Control (passes on the base too): ``treehop._http`` attached the redacting log filter
+    when ``import treehop`` imported it; without that import the client module attaches it
+    (a registered secret in the package's hints is masked with no remote model loaded)."""
+    code = (
+        "import logging, treehop\n"
+        "from treehop.redaction import RedactingFilter\n"
+        "print(all(any(isinstance(f, RedactingFilter) for f in logging.getLogger(n).filters)"
+        " for n in ('treehop', 'httpx', 'httpcore')))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=300
+    )
+    assert out.stdout.strip() == "True"
