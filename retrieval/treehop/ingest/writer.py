@@ -857,9 +857,14 @@ class TreeWriter:
             async with self.lock:
                 if call.check is not None:
                     await call.check()
+                if isinstance(source, str):  # (a text: a note replaced whole, as before)
+                    return await self.write(built, target, call)
+                # (a file added alone: its last list tells set_tags' edits apart, as a
+                # folder's does; not for texts, one blob a memory note would be too many)
                 before = await self.io(self._call_tags, target)
                 res = await self.write(built, target, call, before_tags=before)
-                await self.io(self._put_call_tags, target, call.user_tags)
+                if before != list(call.user_tags):
+                    await self.io(self._put_call_tags, target, call.user_tags)
                 return res
         return await self._add_directory(source, target, ctype, call)
 
@@ -947,7 +952,8 @@ class TreeWriter:
                 await to_thread_to_the_end(self._recount_tags)
             fresh.written_ns = time.time_ns()
             await self.io(self.store.put_state, key, fresh.encode())
-            await self.io(self._put_call_tags, target, user_tags)
+            if before != list(user_tags):  # (a no-change re-add writes nothing more)
+                await self.io(self._put_call_tags, target, user_tags)
             return res
 
     def _recount_tags(self) -> None:
