@@ -56,7 +56,7 @@ from ..config_model import ConfigModel
 from ..errors import LLMError
 from ..redaction import redact, redact_url, register_url_secrets
 from ..secrets import resolve_secret
-from .base import LLM, BaseLLM, ChatMessage, ModelRegistry
+from .base import BaseLLM, ChatMessage, ModelRegistry
 
 API_KEY_ENV_VARS = ("TREEHOP_LLM_API_KEY", "OPENAI_API_KEY")
 BASE_URL_ENV_VARS = ("TREEHOP_LLM_BASE_URL", "OPENAI_BASE_URL")
@@ -450,4 +450,3 @@ class ModelsConfig(ConfigModel):
             default=self.default.build() if self.default else None,
             query_planner=self.query_planner.build() if self.query_planner else None,
         )
-
