@@ -596,7 +596,7 @@ import sys
 import tarfile
 import textwrap
 from collections import Counter
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -3782,6 +3782,22 @@ def _roff_inline(text: str) -> str:
     return _ROFF_ESCAPE.sub(one, text)
 
 
+def roff_lines(lines: Iterable[str]) -> Iterator[tuple[str, list[str], str]]:
+    """The lines of a roff page a reader of its text reads, each as (the request's or
+    macro's name, its arguments, the line): comments (``.\\"``) and empty requests (a lone
+    ``.``) left out; a line of text has the name ``""`` and no arguments. The one reading of
+    a line that :func:`roff_page_markdown` (man) and :func:`mdoc_page_markdown` (mdoc) share.
+    """
+    for raw in lines:
+        if raw.startswith(('.\\"', "'\\\"")) or raw.strip() in {".", "'"}:
+            continue
+        if not raw.startswith((".", "'")):
+            yield "", [], raw
+            continue
+        name, _, rest = raw[1:].strip().partition(" ")
+        yield name, [a or b for a, b in _ROFF_ARGS.findall(rest)], raw
+
+
 def roff_page_markdown(roff: str) -> str:
     """A man page in roff (libcurl's: ``.TH``, ``.SH``, ``.IP``/``.TP`` items, ``.nf``/``.fi``
     examples, ``.B``/``.BR`` font macros, ``\\fI..\\fP`` escapes) -> markdown, as a reader of
@@ -3810,12 +3826,8 @@ def roff_page_markdown(roff: str) -> str:
         else:
             out.append(line)
 
-    for raw in roff.split("\n"):
-        if raw.startswith(('.\\"', "'\\\"")) or raw.strip() in {".", "'"}:
-            continue
-        if raw.startswith((".", "'")):
-            name, _, rest = raw[1:].strip().partition(" ")
-            args = [a or b for a, b in _ROFF_ARGS.findall(rest)]
+    for name, args, raw in roff_lines(roff.split("\n")):
+        if name:
             if name == "TH" and args:
                 out += [f"# {_roff_inline(args[0])}({args[1] if len(args) > 1 else ''})", ""]
             elif name in {"SH", "SS"}:
@@ -15676,15 +15688,10 @@ def mdoc_page_markdown(roff: str) -> str:
     start = next((i for i, line in enumerate(lines) if line.startswith(".Dt")), 0)
     out: list[str] = []
     name = ""
-    for raw in lines[start:]:
-        if raw.startswith(('.\\"', "'\\\"")) or raw.strip() in {".", "'"}:
-            continue
-        if not raw.startswith((".", "'")):
+    for macro, args, raw in roff_lines(lines[start:]):
+        if not macro:
             out.append(_roff_inline(_mdoc_strings(raw)))
-            continue
-        macro, _, rest = raw[1:].strip().partition(" ")
-        args = [a or b for a, b in _ROFF_ARGS.findall(rest)]
-        if macro == "Dt" and args:
+        elif macro == "Dt" and args:
             out += [f"# {args[0]}({args[1] if len(args) > 1 else ''})", ""]
         elif macro in {"Sh", "Ss"}:
             level = "##" if macro == "Sh" else "###"

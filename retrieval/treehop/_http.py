@@ -57,6 +57,7 @@ from .redaction import (
     register_url_secrets,
 )
 from .secrets import SECRET_NAME_PARTS
+from .validation import check_deadline as check_deadline  # (moved: importers keep this name)
 from .validation import shown_value
 
 install_log_filter()
@@ -271,20 +272,6 @@ def endpoint(base_url: str, path: str) -> str:
 def url_path(url: str) -> str:
     """The part of ``url`` before its query or fragment, without a trailing ``/``."""
     return url.partition("?")[0].partition("#")[0].rstrip("/")
-
-
-def check_deadline(
-    deadline_s: object, error: type[Exception], name: str = "deadline_s"
-) -> float | None:
-    """Validate a deadline argument (``None``: no total deadline); ``error`` on a bad value."""
-    if deadline_s is None:
-        return None
-    if isinstance(deadline_s, bool) or not isinstance(deadline_s, (int, float)):
-        raise error(f"{name} must be a positive number or None, got {shown_value(deadline_s)}")
-    # (compared before ``float()``: an int past float range, 10**400, raised OverflowError)
-    if not 0 < deadline_s < 1e7:
-        raise error(f"{name} must be a positive number of seconds, got {shown_value(deadline_s)}")
-    return float(deadline_s)
 
 
 # -- sync deadline enforcement ---------------------------------------------------------------

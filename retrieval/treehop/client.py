@@ -108,7 +108,7 @@ from .models import (
 )
 from .postprocess import apply_rerank_threshold, diffuse_chunks, group_chunks
 from .reader_processes import ReaderPool
-from .redaction import MODEL_NAME_CHARS, listed, shown_name
+from .redaction import MODEL_NAME_CHARS, install_log_filter, listed, shown_name
 from .rerankers.base import BaseReranker, Reranker
 from .search_options import SEARCH_OPTIONS, SearchKwargs, SearchOptions
 from .sessions import Session, SessionStore, UserSessions
@@ -2189,6 +2189,11 @@ _log = logging.getLogger("treehop")
 """The client's hints (a find whose file target matched nothing). The package's logger, not
 ``treehop.client``: :func:`treehop.redaction.install_log_filter` filters the loggers it names,
 and a filter does not reach a child logger's records."""
+
+install_log_filter()
+# (the redacting filter on the package's and the HTTP stack's loggers, as ``import treehop``
+# attached it when it imported ``treehop._http``; that module, and httpx with it, is now
+# imported only with a remote model (helper leftovers75): the filter must not wait for it)
 
 CLIENT_KEYWORDS: tuple[str, ...] = tuple(
     name

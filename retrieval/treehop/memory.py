@@ -48,7 +48,6 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from . import tags as tagmod
 from . import uri as urimod
-from ._http import check_deadline
 from ._plugins import describe, is_signal
 from .arguments import check_bool, check_metadata, check_text_value
 from .errors import IndexLockedError, InvalidQueryError, InvalidTagError, TreehopError
@@ -65,7 +64,7 @@ from .stores._filelock import (
 )
 from .tagging.ingest import IngestTagger, LabelCounts, stored_label_lists
 from .timestamps import TIMESTAMP_FIELD, TimeLike, to_iso, to_stored_epoch
-from .validation import is_blank
+from .validation import check_deadline, is_blank
 
 if TYPE_CHECKING:
     from .ingest.writer import TreeWriter

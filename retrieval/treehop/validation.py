@@ -297,3 +297,17 @@ def as_list(value: str | Sequence[str] | None) -> list[str]:
     if isinstance(value, str):
         return [value]
     return list(value)
+
+
+def check_deadline(
+    deadline_s: object, error: type[Exception], name: str = "deadline_s"
+) -> float | None:
+    """Validate a deadline argument (``None``: no total deadline); ``error`` on a bad value."""
+    if deadline_s is None:
+        return None
+    if isinstance(deadline_s, bool) or not isinstance(deadline_s, (int, float)):
+        raise error(f"{name} must be a positive number or None, got {shown_value(deadline_s)}")
+    # (compared before ``float()``: an int past float range, 10**400, raised OverflowError)
+    if not 0 < deadline_s < 1e7:
+        raise error(f"{name} must be a positive number of seconds, got {shown_value(deadline_s)}")
+    return float(deadline_s)

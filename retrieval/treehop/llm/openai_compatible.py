@@ -56,7 +56,7 @@ from ..config_model import ConfigModel
 from ..errors import LLMError
 from ..redaction import redact, redact_url, register_url_secrets
 from ..secrets import resolve_secret
-from .base import LLM, BaseLLM, ChatMessage
+from .base import BaseLLM, ChatMessage, ModelRegistry
 
 API_KEY_ENV_VARS = ("TREEHOP_LLM_API_KEY", "OPENAI_API_KEY")
 BASE_URL_ENV_VARS = ("TREEHOP_LLM_BASE_URL", "OPENAI_BASE_URL")
@@ -450,48 +450,3 @@ class ModelsConfig(ConfigModel):
             default=self.default.build() if self.default else None,
             query_planner=self.query_planner.build() if self.query_planner else None,
         )
-
-
-class ModelRegistry:
-    """Which chat model does which job.
-
-    ``planner`` (intent analysis) is ``query_planner`` when set, else ``default``;
-    ``summarizer`` (session summaries) is always ``default``. Either may be ``None``, in which
-    case callers use their no-LLM fallbacks.
-    """
-
-    def __init__(self, default: LLM | None = None, query_planner: LLM | None = None) -> None:
-        self.default = default
-        self.query_planner = query_planner
-
-    @property
-    def planner(self) -> LLM | None:
-        return self.query_planner if self.query_planner is not None else self.default
-
-    @property
-    def summarizer(self) -> LLM | None:
-        return self.default
-
-    def __repr__(self) -> str:
-        return f"ModelRegistry(default={self.default!r}, query_planner={self.query_planner!r})"
-
-    async def aclose(self) -> None:
-        """Close every distinct model that has an ``aclose`` (shared instances once)."""
-        seen: set[int] = set()
-        for m in (self.default, self.query_planner):
-            if m is None or id(m) in seen:
-                continue
-            seen.add(id(m))
-            closer = getattr(m, "aclose", None)
-            if closer is not None:
-                await closer()
-
-    def close(self) -> None:
-        seen: set[int] = set()
-        for m in (self.default, self.query_planner):
-            if m is None or id(m) in seen:
-                continue
-            seen.add(id(m))
-            closer = getattr(m, "close", None)
-            if closer is not None:
-                closer()

@@ -297,7 +297,7 @@ class EmbeddedStore(_SearchPaths, _Writes, _AnnWorker, _LexicalSync, _Generation
             # as the empty index -- after refresh(), or the first use after close() --
             # ``get`` [None], ``len`` 0, ``search`` []; helper leftovers73b. A write begins
             # a new index at the path, and its reads see that one.)
-            raise self._gone
+            raise self._gone_now()
         if snap.mapped:
             snap.check_mapped()  # (a file cut short under the maps: SIGBUS at the read)
         return snap
@@ -758,7 +758,7 @@ class EmbeddedStore(_SearchPaths, _Writes, _AnnWorker, _LexicalSync, _Generation
         ``None`` and :meth:`state_keys` ``[]`` -- a session "not found", a folder's manifest
         absent -- where every other read of the store raised this error."""
         if self._gone is not None and not self._writing():
-            raise self._gone
+            raise self._gone_now()
 
     def get_state(self, key: str) -> bytes | None:
         check_state_key(key)
@@ -968,9 +968,8 @@ class EmbeddedStore(_SearchPaths, _Writes, _AnnWorker, _LexicalSync, _Generation
         :meth:`close`: helper leftovers73b); the reads a client's write makes before it
         takes the lock (the place checks of ``add_resource``) see the empty index they are
         about to write (:func:`~treehop.stores.embedded.writes.reads_for_a_write`)."""
-        gone = self._gone
-        if gone is not None and not self._writing():
-            raise gone
+        if self._gone is not None and not self._writing():
+            raise self._gone_now()
 
     def close(self) -> None:
         """Stop and join every background thread, save pending changes (and the graph as far
