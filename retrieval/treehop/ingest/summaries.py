@@ -424,7 +424,12 @@ class ExtractiveSummarizer:
         # heading whose question is gone) names nothing: the file's name and first sentence
         # (which starts with the label) say more.
         head = title if title and not is_label(title) else humanize(name)
-        abstract = head if sent.startswith(head) else f"{head}: {sent}" if sent else head
+        # A sentence that starts with the title says it (a plain-text title line read as the
+        # sentence, a labelled entry) and is the abstract whole. Why whole (helper usage86):
+        # the title alone was kept, so a page whose first sentence names its subject
+        # (Flask's ``Gunicorn`` page: "Gunicorn is a pure Python WSGI server ...") was
+        # abstracted ``Gunicorn``, and its folder's overview listed ``gunicorn: Gunicorn``.
+        abstract = f"{head}: {sent}" if sent and not sent.startswith(head) else sent or head
         if not outline and len(abstract) <= ABSTRACT_CHARS * 4 + 64:
             # The overview is the abstract, and both clips read all of it: collapse its
             # whitespace once and cut twice.
@@ -484,7 +489,12 @@ def _directory_abstract(
         sentence = first_sentence(readme, kind, as_read=as_read)
         if title and not is_label(title):
             title = " ".join(title.split())[:ABSTRACT_CHARS]
-            return title if not sentence or sentence.startswith(title) else f"{title}: {sentence}"
+            # (a sentence starting with the title is kept whole: summarize_file's rule)
+            return (
+                f"{title}: {sentence}"
+                if sentence and not sentence.startswith(title)
+                else sentence or title
+            )
         return f"{label}: {sentence or title_of(readme, kind)}"
     firsts = [c.abstract.split(":")[0] for c in children[:4] if c.abstract]
     return f"{label}: " + "; ".join(firsts) if firsts else label
