@@ -406,11 +406,13 @@ class ExtractiveSummarizer:
 
     def summarize_file(self, name: str, text: str, kind: str) -> tuple[str, str]:
         outline: list[str] = []
+        headed = False  # the title is a heading's, which the first sentence skips
         if kind in {"markdown", "html"} and not could_have_heading(text):
             title = title_of(text, "text")  # what the parse below would come to
         elif kind in {"markdown", "html", "rst"}:
             doc = parse(text, kind)
             title = doc.title or title_of(text, "text")
+            headed = bool(doc.title)
             outline = doc.headings
         else:
             title = title_of(text, kind)
@@ -424,12 +426,16 @@ class ExtractiveSummarizer:
         # heading whose question is gone) names nothing: the file's name and first sentence
         # (which starts with the label) say more.
         head = title if title and not is_label(title) else humanize(name)
-        # A sentence that starts with the title says it (a plain-text title line read as the
-        # sentence, a labelled entry) and is the abstract whole. Why whole (helper usage86):
-        # the title alone was kept, so a page whose first sentence names its subject
-        # (Flask's ``Gunicorn`` page: "Gunicorn is a pure Python WSGI server ...") was
-        # abstracted ``Gunicorn``, and its folder's overview listed ``gunicorn: Gunicorn``.
-        abstract = f"{head}: {sent}" if sent and not sent.startswith(head) else sent or head
+        # A sentence starting with a heading's title is a sentence of the text that names
+        # its subject, and the abstract whole. Why (helper usage86): the title alone was
+        # kept, so Flask's ``Gunicorn`` page ("Gunicorn is a pure Python WSGI server ...")
+        # was abstracted ``Gunicorn`` and its folder's overview listed ``gunicorn:
+        # Gunicorn``. A title that is the text's first line (plain text, no heading) starts
+        # the sentence because it is that line, and stays the abstract alone.
+        if sent and not sent.startswith(head):
+            abstract = f"{head}: {sent}"
+        else:
+            abstract = sent if sent and headed else head
         if not outline and len(abstract) <= ABSTRACT_CHARS * 4 + 64:
             # The overview is the abstract, and both clips read all of it: collapse its
             # whitespace once and cut twice.
