@@ -1685,6 +1685,13 @@ class AsyncTreehop:
         await self._io(store.close if isinstance(store, EmbeddedStore) else store.save)
         await self.models.aclose()
 
+    async def aclose(self) -> None:
+        """:meth:`close` under the name asyncio code awaits (``contextlib.aclosing``, httpx,
+        async generators, and both retrievers here: ``await retriever.aclose()``). Why
+        (helper usage86): an async LlamaIndex service over an ``AsyncTreehop`` ended with
+        ``await client.aclose()``, as it ends the retriever, and got an ``AttributeError``."""
+        await self.close()
+
     async def __aenter__(self) -> AsyncTreehop:
         return self
 

@@ -723,15 +723,19 @@ async def acheck_filter_fields(
     *,
     tags: Sequence[str | Sequence[str] | None] = (),
     shown: Sequence[ShownField] = (),
+    scope_empty: bool = False,
 ) -> None:
     """:func:`treehop.ingest.records.check_filter_fields` awaited: off the event loop when the
     store is remote (the check may read the store), inline otherwise. ``tags``: the call's
     tag filters (``tags``, ``tags_all``), whose labels must exist as the fields must;
-    ``shown``: the keys the integration shows (:class:`~treehop.filters.ShownField`)."""
+    ``shown``: the keys the integration shows (:class:`~treehop.filters.ShownField`);
+    ``scope_empty``: nothing is stored in the caller's scope yet (no field is a typo)."""
     if not spec and not any(tags):
         return
     aclient = as_async(client)
-    check = functools.partial(recmod.check_filter_fields, tags=tags, shown=shown)
+    check = functools.partial(
+        recmod.check_filter_fields, tags=tags, shown=shown, scope_empty=scope_empty
+    )
     if aclient.store.capabilities.remote:
         await asyncio.to_thread(check, aclient, spec, provenance)
     else:
@@ -1610,16 +1614,20 @@ class PassageIndex:
             dataclasses.replace(f, over=tuple(o for o in f.over if o not in recmod.INTERNAL_KEYS))
             for f in shown
         ]
+        aclient = self.aclient
+        # (before the filter's fields are checked: a store nothing was added to yet answers
+        # a filtered query [] as an unfiltered one, helper usage86)
+        aclient._fresh()
         await acheck_filter_fields(
             self.client,
             spec,
             provenance,
             tags=(opts.get("tags"), opts.get("tags_all")),
             shown=known,
+            scope_empty=await aclient._io(self.passages.is_empty),
         )
         if shown and spec:
             opts["filter"] = show_fields(spec, shown)
-        aclient = self.aclient
         targets = check_target_uris(opts.get("target_uri"))
         # (the generation check find() starts with, before the targets are looked up: a
         # scope another process wrote since this client last looked was "not there", and

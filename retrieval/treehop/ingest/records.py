@@ -1364,6 +1364,12 @@ class PassageStore:
         self._client._check_open()
         return self._client
 
+    def is_empty(self) -> bool:
+        """Whether nothing was added under the base yet (its node is not written): a store
+        before its first add, whose every query is ``[]`` (a filter's fields, a
+        ``target_uri`` cannot be typos there; helpers usage81, usage86)."""
+        return self.client.store.get([self.base])[0] is None
+
     # ------------------------------------------------------------------ the id index
     def _index(self) -> _IdIndex:
         per_client = _INDEXES.setdefault(self.client, {})
@@ -2213,17 +2219,21 @@ def stored_tag_labels(client: Treehop | AsyncTreehop, *, refresh: bool = False) 
 
 
 def check_tag_labels(
-    client: Treehop | AsyncTreehop, *tag_filters: str | Sequence[str] | None
+    client: Treehop | AsyncTreehop,
+    *tag_filters: str | Sequence[str] | None,
+    scope_empty: bool = False,
 ) -> None:
     """Raise :class:`~treehop.errors.InvalidFilterError` for a tag filter naming a label no
     stored node has: like a metadata field no node has, it is a typo (or a tag that was
-    never added) and would match nothing, so it is reported, not answered with ``[]``."""
+    never added) and would match nothing, so it is reported, not answered with ``[]``.
+    ``scope_empty``: the caller's scope holds nothing yet (see :func:`check_filter_fields`):
+    the labels are checked as labels only."""
     from ..errors import InvalidFilterError
 
     wanted: set[str] = set()
     for value in tag_filters:
         wanted.update(tagmod.normalize_filter_labels(value))
-    if not wanted:
+    if not wanted or scope_empty:
         return
     missing = wanted - stored_tag_labels(client)
     if missing:
@@ -2264,6 +2274,7 @@ def check_filter_fields(
     shown: Iterable[ShownField] = (),
     stored: Iterable[str] = (),
     hidden: Iterable[str] = (),
+    scope_empty: bool = False,
 ) -> None:
     """Raise :class:`~treehop.errors.InvalidFilterError` for a field no stored node has, and
     for a tag filter (each of ``tags``: a ``tags`` / ``tags_all`` value) naming a label no
@@ -2279,21 +2290,31 @@ def check_filter_fields(
     ``hidden``: stored keys the caller's framework writes for itself (LlamaIndex's
     ``_node_content``, ``_node_type``, ``doc_id``, ``document_id``), left out of the list of
     stored fields the message offers, as treehop's own are (:data:`HIDDEN_FIELDS`).
+    ``scope_empty``: the caller's scope holds nothing yet (a vector store before its first
+    add): a field or tag no node has is not a typo there, only a filter on provenance is
+    refused. Why (helper usage86): README's chain over ``from_documents([])`` (a glob that
+    matched nothing) was refused ``no stored node has metadata field(s) ['start_index'] ...
+    stored fields: (none)``, where the same store answers ``[]`` unfiltered and for a
+    ``target_uri``, and LangChain's ``InMemoryVectorStore`` / LlamaIndex's
+    ``SimpleVectorStore`` answer an empty store's filtered query ``[]``.
     """
     from ..errors import InvalidFilterError
     from ..models import PROVENANCE_KEYS
 
     if tags:
-        check_tag_labels(client, *tags)
+        check_tag_labels(client, *tags, scope_empty=scope_empty)
     if not spec:
         return
     wanted = filter_fields(spec)
-    missing = wanted - stored_fields(client)
-    if missing:
-        missing -= stored_fields(client, refresh=True)
-    for f in shown:
-        if f.key in missing and {*f.over, f.fallback} & stored_fields(client):
-            missing.discard(f.key)
+    if scope_empty:
+        missing = set(wanted)
+    else:
+        missing = wanted - stored_fields(client)
+        if missing:
+            missing -= stored_fields(client, refresh=True)
+        for f in shown:
+            if f.key in missing and {*f.over, f.fallback} & stored_fields(client):
+                missing.discard(f.key)
     if not missing:
         return
     computed = sorted(missing & ((set(PROVENANCE_KEYS) | set(provenance)) - set(stored)))
@@ -2302,6 +2323,8 @@ def check_filter_fields(
             f"cannot filter on {computed}: provenance is computed for each result, not stored "
             "metadata (filter on stored fields, tags or target_uri instead)"
         )
+    if scope_empty:
+        return
     held = stored_fields(client)
     # The keys the caller shows on its results (LangChain's ``source``, LlamaIndex's
     # ``file_name`` / ``file_path``) are offered too: a filter reads them (helper usage84: a

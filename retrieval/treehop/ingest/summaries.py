@@ -410,11 +410,13 @@ class ExtractiveSummarizer:
 
     def summarize_file(self, name: str, text: str, kind: str) -> tuple[str, str]:
         outline: list[str] = []
+        headed = False  # the title is a heading's, which the first sentence skips
         if kind in {"markdown", "html"} and not could_have_heading(text):
             title = title_of(text, "text")  # what the parse below would come to
         elif kind in {"markdown", "html", "rst"}:
             doc = parse(text, kind)
             title = doc.title or title_of(text, "text")
+            headed = bool(doc.title)
             outline = doc.headings
         else:
             title = title_of(text, kind)
@@ -428,7 +430,16 @@ class ExtractiveSummarizer:
         # heading whose question is gone) names nothing: the file's name and first sentence
         # (which starts with the label) say more.
         head = title if title and not is_label(title) else humanize(name)
-        abstract = head if sent.startswith(head) else f"{head}: {sent}" if sent else head
+        # A sentence starting with a heading's title is a sentence of the text that names
+        # its subject, and the abstract whole. Why (helper usage86): the title alone was
+        # kept, so Flask's ``Gunicorn`` page ("Gunicorn is a pure Python WSGI server ...")
+        # was abstracted ``Gunicorn`` and its folder's overview listed ``gunicorn:
+        # Gunicorn``. A title that is the text's first line (plain text, no heading) starts
+        # the sentence because it is that line, and stays the abstract alone.
+        if sent and not sent.startswith(head):
+            abstract = f"{head}: {sent}"
+        else:
+            abstract = sent if sent and headed else head
         if not outline and len(abstract) <= ABSTRACT_CHARS * 4 + 64:
             # The overview is the abstract, and both clips read all of it: collapse its
             # whitespace once and cut twice.
@@ -488,7 +499,12 @@ def _directory_abstract(
         sentence = first_sentence(readme, kind, as_read=as_read)
         if title and not is_label(title):
             title = " ".join(title.split())[:ABSTRACT_CHARS]
-            return title if not sentence or sentence.startswith(title) else f"{title}: {sentence}"
+            # (a sentence starting with the title is kept whole: summarize_file's rule)
+            return (
+                f"{title}: {sentence}"
+                if sentence and not sentence.startswith(title)
+                else sentence or title
+            )
         return f"{label}: {sentence or title_of(readme, kind)}"
     firsts = [c.abstract.split(":")[0] for c in children[:4] if c.abstract]
     return f"{label}: " + "; ".join(firsts) if firsts else label

@@ -490,6 +490,7 @@ class TreehopVectorStore(kit.IndexedStore, BasePydanticVectorStore):
                 stored=(TAGS_KEY,),
                 hidden=NODE_STORAGE_KEYS,
                 shown=shown,
+                scope_empty=self._passages.is_empty(),
             )
         return args.filter
 
@@ -584,6 +585,7 @@ class TreehopVectorStore(kit.IndexedStore, BasePydanticVectorStore):
                 stored=(TAGS_KEY,),
                 hidden=NODE_STORAGE_KEYS,
                 shown=SHOWN_FIELDS,
+                scope_empty=self._passages.is_empty(),
             )
         base_type = urimod.context_type_of(self._passages.base)
         if args.context_types is not None and base_type not in args.context_types:
