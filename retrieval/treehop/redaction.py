@@ -388,30 +388,32 @@ def _redact_joined(s: str) -> str:
     if _BREAKS.search(s) is None:
         return s
     parts: list[str] = []
-    # (per piece of the joined text: its start there, its start in ``s``, and whether it is
-    # a copy of ``s``, one joined character per character of ``s``, or a decoded escape)
+    # (per piece of the joined text: its start there, its start and end in ``s``, and whether
+    # it is a copy of ``s``, one joined character per character of ``s``, or a decoded escape)
     view_at: list[int] = []
     orig_at: list[int] = []
     orig_end: list[int] = []
     copied: list[bool] = []
-    size = pos = 0
+    sum_size = [0]
+
+    def piece(text: str, start: int, end: int, copy: bool) -> None:
+        view_at.append(sum_size[0])
+        orig_at.append(start)
+        orig_end.append(end)
+        copied.append(copy)
+        parts.append(text)
+        sum_size[0] += len(text)
+
+    pos = 0
     for m in _BREAKS.finditer(s):
         if m.start() > pos:
-            view_at.append(size), orig_at.append(pos), orig_end.append(m.start())
-            copied.append(True)
-            parts.append(s[pos : m.start()])
-            size += m.start() - pos
+            piece(s[pos : m.start()], pos, m.start(), True)
         code = m.group(1) or m.group(2)
         if code:
-            view_at.append(size), orig_at.append(m.start()), orig_end.append(m.end())
-            copied.append(False)
-            parts.append(chr(int(code, 16)))
-            size += 1
+            piece(chr(int(code, 16)), m.start(), m.end(), False)
         pos = m.end()
     if pos < len(s):
-        view_at.append(size), orig_at.append(pos), orig_end.append(len(s))
-        copied.append(True)
-        parts.append(s[pos:])
+        piece(s[pos:], pos, len(s), True)
     view = "".join(parts)
     spans: list[tuple[int, int]] = []
     patterns = [_VENDOR_KEY] if _exact is None else [_exact, _VENDOR_KEY]
