@@ -28,6 +28,8 @@ INPUTS: dict[str, Callable[[int], str]] = {
     "pct %25 run then 2D": lambda n: "%" + "25" * (n // 2) + "2D",
     "sk- dashes (short key lookaheads)": lambda n: "sk-" + "a-" * (n // 2),
     "sk-A then letters": lambda n: "sk-A" + "a" * n,
+    "--sk- repeated (a token start each)": lambda n: "--sk-" * (n // 5),
+    "--sk-A1 repeated": lambda n: "--sk-A1" * (n // 7),
     "many sk-Ab tokens": lambda n: "sk-Ab1 " * (n // 7),
     "password: ' repeated": lambda n: "password: '" * (n // 11),
     "password: then spaces": lambda n: "password:" + " " * n + "x",

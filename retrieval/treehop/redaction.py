@@ -207,7 +207,8 @@ OpenRouter ``sk-or-v1-``), or 32 or more letters and digits in one run, not all 
 letters (OpenAI's and Moonshot's 48, DeepSeek's and DashScope's 32 hex digits)."""
 _SK_SHORT = (
     r"sk-(?=[A-Za-z]*[0-9])[A-Za-z0-9]{20,}[A-Za-z0-9_-]*"
-    r"|sk-(?=[a-z0-9_-]*[A-Z])(?=[A-Z0-9_-]*[a-z])(?=[A-Za-z_-]*[0-9])[A-Za-z0-9_-]{20,}"
+    r"|sk-(?=[A-Za-z0-9_-]{20})(?=[a-z0-9_-]{0,40}[A-Z])(?=[A-Z0-9_-]{0,40}[a-z])"
+    r"(?=[A-Za-z_-]{0,40}[0-9])[A-Za-z0-9_-]+"
 )
 """At a token's start also 20 to 31 letters and digits in one run with a digit among them
 (a proxy's shorter generated key, ``sk-`` + 22 of ``token_urlsafe``), or 20 or more of
@@ -218,7 +219,9 @@ and ``_`` among the letters, and a key with one in its first 20 characters (abou
 them: ``1 - (62/64)**22``) was shown whole. A slug is one case (``sk-learn-contrib``,
 ``sk-1234-fix-the-login-redirect``) or has no digit (``sk-Learn-Contrib-Imbalanced``); a
 random 22-character run lacks one of the three with odds about 1 in 40. Each lookahead
-reads the token's own characters, once per token start: linear."""
+reads at most 41 characters: a run of ``--sk-`` (each ``sk-`` a token start, every
+character in the lookaheads' classes) read to its end from each start was quadratic
+(100,000 characters: 23 s; bounded, 0.03 s as before)."""
 
 _VENDOR_SHAPES = (
     _SK_KEYS
