@@ -207,21 +207,23 @@ OpenRouter ``sk-or-v1-``), or 32 or more letters and digits in one run, not all 
 letters (OpenAI's and Moonshot's 48, DeepSeek's and DashScope's 32 hex digits)."""
 _SK_SHORT = (
     r"sk-(?=[A-Za-z]*[0-9])[A-Za-z0-9]{20,}[A-Za-z0-9_-]*"
-    r"|sk-(?=[A-Za-z0-9_-]{20})(?=[a-z0-9_-]{0,40}[A-Z])(?=[A-Z0-9_-]{0,40}[a-z])"
+    r"|sk-(?=[A-Za-z0-9_-]{20})(?=[A-Za-z0-9_-]{0,40}[a-z][A-Z])"
     r"(?=[A-Za-z_-]{0,40}[0-9])[A-Za-z0-9_-]+"
 )
 """At a token's start also 20 to 31 letters and digits in one run with a digit among them
 (a proxy's shorter generated key, ``sk-`` + 22 of ``token_urlsafe``), or 20 or more of
-``token_urlsafe``'s alphabet holding an upper-case letter, a lower-case letter and a digit.
+``token_urlsafe``'s alphabet holding a lower-case letter followed by an upper-case one and a
+digit (each within its first 42 characters).
 
 Why the second (helper attacks88; leftovers74's open item): ``token_urlsafe`` writes ``-``
 and ``_`` among the letters, and a key with one in its first 20 characters (about half of
-them: ``1 - (62/64)**22``) was shown whole. A slug is one case (``sk-learn-contrib``,
-``sk-1234-fix-the-login-redirect``) or has no digit (``sk-Learn-Contrib-Imbalanced``); a
-random 22-character run lacks one of the three with odds about 1 in 40. Each lookahead
-reads at most 41 characters: a run of ``--sk-`` (each ``sk-`` a token start, every
-character in the lookaheads' classes) read to its end from each start was quadratic
-(100,000 characters: 23 s; bounded, 0.03 s as before)."""
+them: ``1 - (62/64)**22``) was shown whole. A slug's words are one case or capitalised
+(``sk-learn-contrib``, ``sk-1234-fix-the-login-redirect``, ``sk-Learn-v2-README``): none
+has a lower-case letter followed by an upper-case one; a random 22-character run lacks such
+a pair or a digit with odds about 1 in 20 (a CamelCase slug with a digit,
+``sk-myFeature2-branch``, is masked). Each lookahead reads at most 42 characters: a run of
+``--sk-`` (each ``sk-`` a token start, every character in the lookaheads' classes) read to
+its end from each start was quadratic (100,000 characters: 23 s; bounded, 0.1 s)."""
 
 _VENDOR_SHAPES = (
     _SK_KEYS
