@@ -37,6 +37,13 @@ The rule, applied in one linear pass per pattern:
    ``--index`` by mistake) was printed whole in the usage error, and argparse quotes such
    a value in its own "invalid int value: 'sk-...'".
 
+6. A key with something inside it that is no part of it (a zero-width character, a
+   quoted-printable soft break, a JSON ``\\u002d``, an URL-encoded ``%2D``, a hard wrap
+   before a digit-bearing run) is read joined (:data:`_BREAKS`, :func:`_redact_joined`) and
+   masked whole, the break with it (helper attacks88). ``password: 'v'`` (an unquoted
+   secret's name, a colon and a quoted value, bare or escaped) is masked too; ``token:``
+   is not in that form (``unexpected token: '}'`` is a parser's error).
+
 Why a process-wide registry rather than per-client scrubbing: the places that *report* a failure
 (the retriever's rerank fallback, the intent analyzer, the session store) do not know which
 client's key a message might hold; a message redacted by the wrong client leaks the other's key.
@@ -56,6 +63,7 @@ import os
 import re
 import threading
 import unicodedata
+from bisect import bisect_right
 from collections.abc import Callable, Iterable
 from typing import TypeVar
 from urllib.parse import quote, quote_plus, unquote_plus, urlsplit
@@ -131,7 +139,8 @@ def _header_value(escaped: bool) -> re.Pattern[str]:
         r"|\b\w*?(?:access|secret)[-_]?key\b(?:\\*[\"'])?\s*[:=]\s*(?:\\*[\"'])?"
         r"|" + start("credential=") + "|" + start("signature=") + r"|\b\w*?"
         r"(?:token|secret|password|passwd|pwd|passphrase)\b"
-        r"(?:\\*[\"']\s*:\s*(?:\\*[\"'])?|\s*=\s*(?:\\*[\"'])?))"
+        r"(?:\\*[\"']\s*:\s*(?:\\*[\"'])?|\s*=\s*(?:\\*[\"'])?)"
+        r"|\b\w*?(?:secret|password|passwd|pwd|passphrase)\b[ \t]*:[ \t]*\\*[\"'])"
         r"((?:[^\s\"',;&\\]|\\\\|\\(?![\\\"']|r\\n|n[\w-]+[ \t]*:))+)"
     )
 
@@ -165,7 +174,8 @@ _ENCODED_VALUE = re.compile(
     r"|\w*?bearer(?=" + _PCT + r"20|\+))"
     r"|" + _PCT + r"(?:3F|26)[\w.-]*?(?:key|sig|auth|code)" + _PCT + r"3D)"
     r"(?:" + _PCT + r"(?:2[027]|5C)|\+)*(?:(?:bearer|basic|token)(?:" + _PCT + r"20|\+)+)?)"
-    r"((?:[^\s%&'\",;\\]|%(?!(?:25)*(?:2[0236Cc]|3[Bb]|0[AaDd]))[0-9A-Fa-f]{2})+)"
+    r"((?:[^\s%&'\",;\\]|%(?!(?:25)*(?:2[0236Cc]|3[Bb]|0[AaDd]|5[Cc]" + _PCT + r"2[27]))"
+    r"[0-9A-Fa-f]{2})+)"
 )
 """A credential's name and its value in a URL-encoded text (read only where a text holds a
 ``%``): ``api_key%3D...``, ``%22password%22%3A%22...``, ``Authorization%3A%20Bearer%20...``,
@@ -195,9 +205,25 @@ _SK_KEYS = (
 characters (OpenAI ``sk-proj-`` / ``sk-svcacct-`` / ``sk-admin-``, Anthropic ``sk-ant-``,
 OpenRouter ``sk-or-v1-``), or 32 or more letters and digits in one run, not all lowercase
 letters (OpenAI's and Moonshot's 48, DeepSeek's and DashScope's 32 hex digits)."""
-_SK_SHORT = r"sk-(?=[A-Za-z]*[0-9])[A-Za-z0-9]{20,}[A-Za-z0-9_-]*"
+_SK_SHORT = (
+    r"sk-(?=[A-Za-z]*[0-9])[A-Za-z0-9]{20,}[A-Za-z0-9_-]*"
+    r"|sk-(?=[A-Za-z0-9_-]{20})(?=[A-Za-z0-9_-]{0,40}[a-z][A-Z])"
+    r"(?=[A-Za-z_-]{0,40}[0-9])[A-Za-z0-9_-]+"
+)
 """At a token's start also 20 to 31 letters and digits in one run with a digit among them
-(a proxy's shorter generated key, ``sk-`` + 22 of ``token_urlsafe``)."""
+(a proxy's shorter generated key, ``sk-`` + 22 of ``token_urlsafe``), or 20 or more of
+``token_urlsafe``'s alphabet holding a lower-case letter followed by an upper-case one and a
+digit (each within its first 42 characters).
+
+Why the second (helper attacks88; leftovers74's open item): ``token_urlsafe`` writes ``-``
+and ``_`` among the letters, and a key with one in its first 20 characters (about half of
+them: ``1 - (62/64)**22``) was shown whole. A slug's words are one case or capitalised
+(``sk-learn-contrib``, ``sk-1234-fix-the-login-redirect``, ``sk-Learn-v2-README``): none
+has a lower-case letter followed by an upper-case one; a random 22-character run lacks such
+a pair or a digit with odds about 1 in 20 (a CamelCase slug with a digit,
+``sk-myFeature2-branch``, is masked). Each lookahead reads at most 42 characters: a run of
+``--sk-`` (each ``sk-`` a token start, every character in the lookaheads' classes) read to
+its end from each start was quadratic (100,000 characters: 23 s; bounded, 0.1 s)."""
 
 _VENDOR_SHAPES = (
     _SK_KEYS
@@ -308,6 +334,8 @@ def _partial(match: re.Match[str]) -> str:
 def redact(text: object) -> str:
     """``text`` as a string with every secret (registered or recognisable) replaced by ``***``."""
     s = text if isinstance(text, str) else str(text)
+    # (first: a key split by a break is masked whole, before its head alone matches a shape)
+    s = _redact_joined(s)
     exact = _exact
     if exact is not None:
         s = exact.sub(MASK, s)
@@ -328,6 +356,93 @@ def redact(text: object) -> str:
     if "%" in s:  # (a URL-encoded credential: helper attacks87)
         s = _ENCODED_VALUE.sub(lambda m: m.group(1) + MASK, s)
     return s
+
+
+_BREAKS = re.compile(
+    r"[\u00ad\u180e\u200b-\u200d\u2060\ufeff]+"
+    r"|\\{1,2}(?:u(?:200[B-Db-d]|2060|[Ff][Ee][Ff][Ff]|00[Aa][Dd]|180[Ee])|x[Aa][Dd])"
+    r"|\\{1,2}u(00[2-7][0-9A-Fa-f])"
+    r"|%(?:25)*(2[Dd]|5[Ff])"
+    r"|=(?:\r?\n|(?:\\r)?\\n)"
+    r"|(?<=[A-Za-z0-9_-])(?:\r?\n|(?:\\r)?\\n)(?=[A-Za-z0-9_-]{4})(?=[A-Za-z_-]*[0-9])"
+)
+"""What stands inside a key a user pasted without being part of it: zero-width and soft-hyphen
+characters (a chat client's or a word processor's, invisible), a quoted-printable soft line
+break (``=`` at a line's end: an e-mail quoted in a ticket), a JSON ``\\u`` escape of an
+ASCII character (``sk\\u002dproj-...``: a serializer that escapes ``-``; its
+backslash doubled too, as a ``repr`` writes it), an URL-encoded ``-`` / ``_`` (``%2D``,
+``%5F``, encoded once or more) and a hard line break inside a token (a terminal's or an
+editor's wrap) whose next line starts with 4 or more key characters with a digit among them;
+each also as a ``repr`` writes it (``\\u200b``, ``\\xad``, ``=\\n``, ``\\r\\n``).
+
+Why (helper attacks88; attacks87's open item): :data:`_VENDOR_KEY` reads a key as one run of
+key characters, and such a key was shown whole (or its tail after the break, the head too
+short for the shape). Why only a line break before a digit-bearing run: a key's tail is
+random (a 4-character run of it lacks a digit with odds about 1 in 2, a 10-character one
+about 1 in 10), while the first word of an ordinary next line (``Next``, ``the``) has none;
+joining every line break would mask the next line's first word after each key."""
+
+
+def _redact_joined(s: str) -> str:
+    """``s`` with every key that :func:`redact`'s patterns find once :data:`_BREAKS` are
+    taken out (a registered secret, :data:`_VENDOR_KEY`) masked: its whole span in ``s``,
+    the break characters inside it too, replaced by one ``***``.
+
+    One pass builds the joined text and a map of its pieces back to ``s``; each match is
+    mapped by bisection: linear in ``s`` (a text without a break is returned at once)."""
+    if _BREAKS.search(s) is None:
+        return s
+    parts: list[str] = []
+    # (per piece of the joined text: its start there, its start and end in ``s``, and whether
+    # it is a copy of ``s``, one joined character per character of ``s``, or a decoded escape)
+    view_at: list[int] = []
+    orig_at: list[int] = []
+    orig_end: list[int] = []
+    copied: list[bool] = []
+    sum_size = [0]
+
+    def piece(text: str, start: int, end: int, copy: bool) -> None:
+        view_at.append(sum_size[0])
+        orig_at.append(start)
+        orig_end.append(end)
+        copied.append(copy)
+        parts.append(text)
+        sum_size[0] += len(text)
+
+    pos = 0
+    for m in _BREAKS.finditer(s):
+        if m.start() > pos:
+            piece(s[pos : m.start()], pos, m.start(), True)
+        code = m.group(1) or m.group(2)
+        if code:
+            piece(chr(int(code, 16)), m.start(), m.end(), False)
+        pos = m.end()
+    if pos < len(s):
+        piece(s[pos:], pos, len(s), True)
+    view = "".join(parts)
+    spans: list[tuple[int, int]] = []
+    patterns = [_VENDOR_KEY] if _exact is None else [_exact, _VENDOR_KEY]
+    for pattern in patterns:
+        for m in pattern.finditer(view):
+            a = bisect_right(view_at, m.start()) - 1
+            b = bisect_right(view_at, m.end() - 1) - 1
+            start = orig_at[a] + (m.start() - view_at[a] if copied[a] else 0)
+            end = orig_at[b] + (m.end() - view_at[b]) if copied[b] else orig_end[b]
+            spans.append((start, end))
+    if not spans:
+        return s
+    spans.sort()
+    out: list[str] = []
+    pos = 0
+    for start, end in spans:
+        if end <= pos:
+            continue
+        out.append(s[pos:start] if start > pos else "")
+        if start >= pos:
+            out.append(MASK)
+        pos = end
+    out.append(s[pos:])
+    return "".join(out)
 
 
 _USERINFO_END = frozenset("/ \t\r\n\"'")
