@@ -53,20 +53,21 @@ def test_sync_embed_has_one_deadline_across_batches() -> None:
 
 
 def test_sync_embed_deadline_stops_the_batch_in_flight() -> None:
-    # Two batches: the first answers in 1.0 s, the second would take 10 s; its own request
-    # deadline alone (the same 2.5 s from its start) would end at 3.5 s. (Was 0.5 s, 1.0 s
-    # and a 1.35 s bound: 0.35 s of slack for a loaded machine; now 0.95 s, and 1.5 s for
-    # the first answer to arrive in time, so that the second batch is really in flight.)
+    # Two batches: the first answers in 3.0 s, the second would take 20 s; its own request
+    # deadline alone (the same 5.0 s from its start) would end at 8.0 s. (Was 0.5 s, 1.0 s
+    # and a 1.35 s bound: 0.35 s of slack for a loaded machine; then 1.0 s, 2.5 s and 3.45 s:
+    # 0.95 s; now 2.5 s of slack (helper ci75), and 2 s for the first answer to arrive in
+    # time, so that the second batch is really in flight.)
     with FakeOpenAIEmbeddingsServer() as srv:
-        srv.enqueue(Reply.slow(1.0), Reply.slow(10.0))
-        emb = _embedder(srv, max_batch=3, deadline_s=2.5)
+        srv.enqueue(Reply.slow(3.0), Reply.slow(20.0))
+        emb = _embedder(srv, max_batch=3, deadline_s=5.0)
         t0 = time.monotonic()
         with pytest.raises(EmbeddingError, match="no complete answer"):
             emb.embed(TEXTS)
         elapsed = time.monotonic() - t0
         emb.close()
         assert len(srv.requests) == 2  # the second batch was sent, and stopped in flight
-        assert elapsed < 3.45, elapsed
+        assert elapsed < 7.5, elapsed
 
 
 def test_async_embed_deadline_covers_batches_queued_behind_the_gate() -> None:
