@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import tempfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
@@ -31,6 +32,16 @@ __all__ = ["SAMPLE_TREE", "BagOfWordsEmbedder"]
 settings.register_profile("local", deadline=None)
 settings.register_profile("ci", derandomize=True, deadline=None, database=None)
 settings.load_profile("ci" if os.environ.get("CI", "").lower() in {"1", "true", "yes"} else "local")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Each pytest-xdist worker gets its own IPython directory (helper ci75): the notebooks'
+    kernels (``--nbmake``) otherwise share ``~/.ipython``, whose profile is created on first
+    use and whose ``history.sqlite`` every kernel writes: two workers' kernels at once then
+    race on one SQLite file and one profile folder. The kernels inherit the variable."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    if worker:
+        os.environ["IPYTHONDIR"] = tempfile.mkdtemp(prefix=f"treehop-ipython-{worker}-")
 
 
 @pytest.fixture(autouse=True)

@@ -52,9 +52,12 @@ SENT_DEADLINE = 1.0
 """The deadline of the tests that also check the key was sent: on a loaded machine a 0.3 s
 deadline could end the call before its request left (creating the client and connecting
 are inside it), and "the key was sent" failed though nothing was wrong."""
-SLACK = 3.0
-"""Scheduling slack on a loaded 2-core CI machine; a missing deadline costs 40 s or more.
-(It was 1.5 s; a find() on a machine at load 15 took 2.2 s.)"""
+SLACK = 10.0
+"""Scheduling slack on a loaded 2-core CI machine; a missing deadline costs 40 s or more (the
+``trickle`` modes send one byte every 0.1 s of a 400-byte answer; ``huge`` and ``hang`` never
+end; the planner's and summariser's own timeouts are 30 s), so a bound of the deadline plus
+10 s still fails a lost deadline by 4x. (It was 1.5 s, then 3 s: a find() on a machine at load
+15 took 2.2 s; with the suite on every core (helper ci75) the margin over 3 s was thin.)"""
 FAST = RetryPolicy(max_retries=1, backoff_s=0.01, max_backoff_s=0.05)
 
 
