@@ -436,10 +436,10 @@ class ExtractiveSummarizer:
         # was abstracted ``Gunicorn`` and its folder's overview listed ``gunicorn:
         # Gunicorn``. A title that is the text's first line (plain text, no heading) starts
         # the sentence because it is that line, and stays the abstract alone.
-        if sent and not sent.startswith(head):
-            abstract = f"{head}: {sent}"
-        else:
-            abstract = sent if sent and headed else head
+        # (a heading's title opens the sentence only as a whole word: ``Go`` over "Google
+        # makes it." is no sentence naming its subject, and both are kept; helper review75)
+        opens = sent.startswith(head) if not headed else opens_with(sent, head)
+        abstract = f"{head}: {sent}" if sent and not opens else sent if sent and headed else head
         if not outline and len(abstract) <= ABSTRACT_CHARS * 4 + 64:
             # The overview is the abstract, and both clips read all of it: collapse its
             # whitespace once and cut twice.
@@ -481,6 +481,26 @@ class ExtractiveSummarizer:
         return False
 
 
+def opens_with(sentence: str, title: str) -> bool:
+    """Whether ``sentence`` opens with ``title`` as a whole word: ``Gunicorn is ...`` with
+    ``Gunicorn``, not ``Google makes it.`` with ``Go``. Constant time.
+
+    Why (helper review75): a sentence that opens with its heading's title is the abstract
+    whole (helper usage86); a prefix of its first word (``Go`` / ``Google``, ``C`` /
+    ``Cython``, ``Git`` / ``GitHub``) named no subject, and the title was dropped from the
+    abstract (before usage86 the sentence was)."""
+    if not sentence.startswith(title):
+        return False
+    n = len(title)
+    if n == 0 or n == len(sentence):
+        return True
+    return not (_word_char(title[-1]) and _word_char(sentence[n]))
+
+
+def _word_char(ch: str) -> bool:
+    return ch.isalnum() or ch == "_"
+
+
 def _directory_abstract(
     name: str, children: Sequence[ChildSummary], readme: str | None, as_read: bool = False
 ) -> str:
@@ -502,7 +522,7 @@ def _directory_abstract(
             # (a sentence starting with the title is kept whole: summarize_file's rule)
             return (
                 f"{title}: {sentence}"
-                if sentence and not sentence.startswith(title)
+                if sentence and not opens_with(sentence, title)
                 else sentence or title
             )
         return f"{label}: {sentence or title_of(readme, kind)}"
