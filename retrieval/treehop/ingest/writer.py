@@ -863,7 +863,8 @@ class TreeWriter:
                     return await self.write(built, target, call)
                 # (a file added alone: its last list tells set_tags' edits apart, as a
                 # folder's does; not for texts, one blob a memory note would be too many)
-                before = await self.io(self._call_tags, target)
+                before = await self.io(self._call_tags, target, call.user_tags)
+                await self.io(self._mark_call_tags, target, before, call.user_tags)
                 res = await self.write(built, target, call, before_tags=before)
                 if before != list(call.user_tags):
                     await self.io(self._put_call_tags, target, call.user_tags)
@@ -892,7 +893,8 @@ class TreeWriter:
                     self._older_readings(target, user_tags, metadata)
                 )
                 manifest = _Manifest()
-            before = await self.io(self._call_tags, target)
+            before = await self.io(self._call_tags, target, user_tags)
+            await self.io(self._mark_call_tags, target, before, user_tags)
             old_uris = await self.io(_gc_paused, self._stored_uris, target)
             plan = await asyncio.to_thread(
                 _gc_paused, self._plan, path, target, manifest, old_uris, call.exclude
@@ -1537,10 +1539,13 @@ class TreeWriter:
                 del out[n.uri]  # (its number's text moved on: its tags went with it)
         return out
 
-    def _call_tags(self, target: str) -> list[str] | None:
+    def _call_tags(self, target: str, call: Sequence[str]) -> list[str] | None:
         """The user tag list of the call that last added ``target`` (:meth:`_put_call_tags`),
         ``None`` where none is recorded (an index written before helper leftovers75, or a
-        blob that does not decode: then a re-add keeps the rule it had before)."""
+        blob that does not decode: then a re-add keeps the rule it had before). Where a call
+        with another list did not end (:meth:`_mark_call_tags`): the list before it for the
+        call that resumes it (the same list, ``call``), ``None`` for any other (some nodes
+        hold the stopped call's tags, some the list's before it)."""
         raw = self.store.get_state(_call_tags_key(target))
         if raw is None:
             return None
@@ -1551,7 +1556,29 @@ class TreeWriter:
         tags = got.get("user_tags") if isinstance(got, dict) else None
         if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
             return None
+        if "pending_user_tags" in got and got["pending_user_tags"] != list(call):
+            return None
         return tags
+
+    def _mark_call_tags(
+        self, target: str, before: Sequence[str] | None, user_tags: Sequence[str]
+    ) -> None:
+        """Before the first write of a call whose tag list is not the one recorded: record
+        that a call with another list is under way, which :meth:`_call_tags` reads as no
+        list (``None``: the rule from before the record, the manifest's) for any call but
+        the one that resumes it, until the call ends and :meth:`_put_call_tags` records
+        its list.
+
+        Why (helper review75): the list was recorded only after the call's last write, so
+        a call stopped after it wrote nodes (a kill, Ctrl-C, a failed state write) left
+        the previous call's list: re-added with that list, every node the stopped call had
+        written kept the stopped call's tags ("the same list: kept as they are"), where
+        the call's own were asked for. Nothing is written where the list is unchanged or
+        none is recorded."""
+        if before is None or list(before) == list(user_tags):
+            return
+        blob = {"target": target, "user_tags": list(before), "pending_user_tags": list(user_tags)}
+        self.store.put_state(_call_tags_key(target), json.dumps(blob).encode("utf-8"))
 
     def _put_call_tags(self, target: str, user_tags: Sequence[str]) -> None:
         """Record the call's user tag list for ``target``: what the next add of ``target``
