@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import itertools
 import random
-import string
 
 import pytest
 from hypothesis import assume, given, settings
@@ -22,29 +21,8 @@ from hypothesis import strategies as st
 
 from treehop.cli import main
 from treehop.redaction import redact, shown_name
-
-ALNUM = string.ascii_letters + string.digits
-URLSAFE = ALNUM + "-_"
-HEX = "0123456789abcdef"
-
-
-def _key(kind: str, seed: int) -> str:
-    r = random.Random(seed)
-
-    def pick(alphabet: str, n: int) -> str:
-        return "".join(r.choice(alphabet) for _ in range(n))
-
-    return {
-        "openai-legacy": "sk-" + pick(ALNUM, 48),
-        "openai-proj": "sk-proj-" + pick(URLSAFE, 60),
-        "anthropic": "sk-ant-api03-" + pick(URLSAFE, 60) + "AA",
-        "deepseek": "sk-" + pick(HEX, 32),
-        "github": "ghp_" + pick(ALNUM, 36),
-        "huggingface": "hf_" + pick(ALNUM, 34),
-        "aws": "AKIA" + pick(string.ascii_uppercase + string.digits, 16),
-        "google": "AIza" + pick(ALNUM + "-_", 35),
-    }[kind]
-
+from vendor_keys import URLSAFE
+from vendor_keys import vendor_key as _key
 
 KINDS = ["openai-legacy", "openai-proj", "anthropic", "deepseek", "github", "huggingface", "aws"]
 KINDS += ["google"]

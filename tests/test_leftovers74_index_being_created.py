@@ -13,15 +13,14 @@ creator is a child Python holding ``EmbeddedStore.begin_write()`` until told to 
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
-from treehop import Treehop, errors
+from index_creator_process import old_index_reader, start_creator
+from treehop import errors
 
 from treehop_test_doubles import BagOfWordsEmbedder
 
@@ -46,29 +45,13 @@ print("saved", flush=True)
 """
 
 
-def _reader(idx: Path) -> Treehop:
-    c = Treehop(idx, embedder=BagOfWordsEmbedder(), tagger=None)
-    c.add_resource("the old index's note", is_text=True, target_uri="viking://resources/old")
-    assert [e.uri for e in c.ls("viking://resources")] == ["viking://resources/old"]
-    return c
-
-
 def _creator(idx: Path, dim: int) -> subprocess.Popen[str]:
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
-    proc = subprocess.Popen(
-        [sys.executable, "-c", CREATOR, str(idx), str(dim)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-        env=env,
-    )
-    assert proc.stdout is not None and proc.stdout.readline().strip() == "writing"
-    return proc
+    return start_creator(CREATOR, idx, dim)
 
 
 def test_a_read_while_another_process_creates_the_index_says_so(tmp_path: Path) -> None:
     idx = tmp_path / "idx"
-    c = _reader(idx)
+    c = old_index_reader(idx)
     dim = len(BagOfWordsEmbedder().embed(["x"])[0])
     try:
         idx.rename(tmp_path / "moved")
@@ -105,7 +88,7 @@ def test_control_a_stray_empty_folder_is_still_the_moved_error(tmp_path: Path) -
     """Control (passes on the base too): an empty folder nobody writes to is not an index
     being created; the reader keeps leftovers73c's "holds no index" ``StoreError``."""
     idx = tmp_path / "idx"
-    c = _reader(idx)
+    c = old_index_reader(idx)
     try:
         idx.rename(tmp_path / "moved")
         idx.mkdir()

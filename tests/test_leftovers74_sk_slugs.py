@@ -13,35 +13,11 @@ the redaction tests place them: a token's start after punctuation, after an esca
 
 from __future__ import annotations
 
-import random
-import string
-
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from treehop.redaction import redact, shown_name
-
-ALNUM = string.ascii_letters + string.digits
-URLSAFE = ALNUM + "-_"
-HEX = "0123456789abcdef"
-
-
-def _key(kind: str, seed: int) -> str:
-    r = random.Random(seed)
-
-    def pick(alphabet: str, n: int) -> str:
-        return "".join(r.choice(alphabet) for _ in range(n))
-
-    return {
-        "openai-legacy": "sk-" + pick(ALNUM, 48),  # (also Moonshot's)
-        "openai-proj": "sk-proj-" + pick(URLSAFE, 156),
-        "openai-svcacct": "sk-svcacct-" + pick(URLSAFE, 120),
-        "openai-admin": "sk-admin-" + pick(URLSAFE, 100),
-        "anthropic": "sk-ant-api03-" + pick(URLSAFE, 93) + "AA",
-        "deepseek": "sk-" + pick(HEX, 32),  # (also DashScope's)
-        "openrouter": "sk-or-v1-" + pick(HEX, 64),
-    }[kind]
-
+from vendor_keys import vendor_key as _key
 
 KINDS = [
     "openai-legacy",

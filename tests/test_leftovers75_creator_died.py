@@ -16,14 +16,13 @@ saved, killed with SIGKILL.
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from index_creator_process import old_index_reader, start_creator
 from treehop import Treehop, errors
 
 from treehop_test_doubles import BagOfWordsEmbedder
@@ -46,29 +45,13 @@ sys.stdin.readline()
 """
 
 
-def _reader(idx: Path) -> Treehop:
-    c = Treehop(idx, embedder=BagOfWordsEmbedder(), tagger=None)
-    c.add_resource("the old index's note", is_text=True, target_uri="viking://resources/old")
-    assert [e.uri for e in c.ls("viking://resources")] == ["viking://resources/old"]
-    return c
-
-
 def _killed_creator(idx: Path, dim: int) -> subprocess.Popen[str]:
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
-    proc = subprocess.Popen(
-        [sys.executable, "-c", CREATOR, str(idx), str(dim)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-        env=env,
-    )
-    assert proc.stdout is not None and proc.stdout.readline().strip() == "writing"
-    return proc
+    return start_creator(CREATOR, idx, dim)
 
 
 def _moved_then_creator(tmp_path: Path) -> tuple[Treehop, Path, subprocess.Popen[str]]:
     idx = tmp_path / "idx"
-    c = _reader(idx)
+    c = old_index_reader(idx)
     idx.rename(tmp_path / "moved")
     dim = len(BagOfWordsEmbedder().embed(["x"])[0])
     proc = _killed_creator(idx, dim)
@@ -120,7 +103,7 @@ def test_control_a_live_creator_is_still_being_created(tmp_path: Path) -> None:
     """Control (passes on the base too): while the creator lives, every read says the index
     is being created, however often it is asked."""
     idx = tmp_path / "idx"
-    c = _reader(idx)
+    c = old_index_reader(idx)
     idx.rename(tmp_path / "moved")
     proc = _killed_creator(idx, len(BagOfWordsEmbedder().embed(["x"])[0]))
     try:
