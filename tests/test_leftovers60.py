@@ -57,7 +57,8 @@ KWARGS: dict[str, dict[str, Any]] = {
 PUBLIC = sorted(
     n
     for n, f in inspect.getmembers(AsyncTreehop, inspect.iscoroutinefunction)
-    if not n.startswith("_") and n != "close"
+    # (the closing methods: close and its asyncio name aclose, usage86; the tests below close)
+    if not n.startswith("_") and n not in ("close", "aclose")
 )
 
 

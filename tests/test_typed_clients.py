@@ -25,7 +25,9 @@ REPO = Path(__file__).resolve().parents[1]
 PUBLIC = [
     name
     for name, fn in inspect.getmembers(AsyncTreehop, inspect.iscoroutinefunction)
-    if not name.startswith("_") and name != "close"
+    # (close has its own sync twin below; aclose is its asyncio name, AsyncTreehop only: a
+    # sync client closes with close() or its context manager)
+    if not name.startswith("_") and name not in ("close", "aclose")
 ]
 
 
