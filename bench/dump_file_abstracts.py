@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 from treehop.ingest import summaries
@@ -18,13 +19,11 @@ from treehop.ingest.loaders import kind_of
 from treehop.ingest.markup import looks_like_rst
 
 
-def dump(root: Path) -> dict[str, str]:
-    """``{path under root: file abstract}``, read as ingest reads them.
+def corpus_files(root: Path) -> Iterator[tuple[Path, str, str]]:
+    """``(path, text, kind)`` for every file under ``root`` ingest reads, in path order.
 
-    (``.txt`` reads as reST where it looks like reST.)
+    (``.txt`` reads as reST where it looks like reST, as ingest reads it.)
     """
-    out: dict[str, str] = {}
-    s = summaries.ExtractiveSummarizer()
     for path in sorted(p for p in root.rglob("*") if p.is_file()):
         kind = kind_of(path) or ("text" if not path.suffix else None)
         if kind is None:
@@ -32,8 +31,16 @@ def dump(root: Path) -> dict[str, str]:
         text = path.read_text("utf-8", errors="replace")
         if kind == "text" and path.suffix.lower() in {".txt", ".text"} and looks_like_rst(text):
             kind = "rst"
-        out[str(path.relative_to(root))] = s.summarize_file(path.name, text, kind)[0]
-    return out
+        yield path, text, kind
+
+
+def dump(root: Path) -> dict[str, str]:
+    """``{path under root: file abstract}``, read as ingest reads them."""
+    s = summaries.ExtractiveSummarizer()
+    return {
+        str(path.relative_to(root)): s.summarize_file(path.name, text, kind)[0]
+        for path, text, kind in corpus_files(root)
+    }
 
 
 if __name__ == "__main__":

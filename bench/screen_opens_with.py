@@ -18,9 +18,8 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from dump_file_abstracts import corpus_files
 from treehop.ingest import summaries
-from treehop.ingest.loaders import kind_of
-from treehop.ingest.markup import looks_like_rst
 
 DEV = "django-faq,gitfaq,lsof-faq,fetchmail-faq,zsh-faq,borg-faq,ffmpeg-faq,perlfaq"
 
@@ -40,13 +39,7 @@ def _both(fn: Callable[[], Any]) -> tuple[Any, Any]:
 def screen(root: Path) -> tuple[int, list[tuple[str, str, str]]]:
     n, diffs = 0, []
     s = summaries.ExtractiveSummarizer()
-    for path in sorted(p for p in root.rglob("*") if p.is_file()):
-        kind = kind_of(path) or ("text" if not path.suffix else None)
-        if kind is None:
-            continue
-        text = path.read_text("utf-8", errors="replace")
-        if kind == "text" and path.suffix.lower() in {".txt", ".text"} and looks_like_rst(text):
-            kind = "rst"
+    for path, text, kind in corpus_files(root):
         n += 1
         new, old = _both(partial(s.summarize_file, path.name, text, kind))
         if new != old:
