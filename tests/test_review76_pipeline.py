@@ -11,6 +11,10 @@ scores". Three answers were taken as valid, or a deadline not held:
 - ``safe_rerank``'s ``rerank_timeout_s`` waited for a reranker that ignores cancellation to
   finish, and then took its late answer as valid (the intent analyzer's deadline already
   abandons such a call).
+
+And the planner's input, the session's compressed summary: ``SessionStore.add_message`` (the
+sync path) called the summary model with no deadline at all (``summary_timeout_s`` held only
+on the async path, and there not against a model that ignores cancellation).
 """
 
 from __future__ import annotations
@@ -25,9 +29,11 @@ from hypothesis import strategies as st
 
 from test_hierarchical_retriever import RetrievalConfig, ScriptedReranker, run, tree
 from treehop.errors import RerankError
+from treehop.llm.base import BaseLLM, ChatMessage
 from treehop.models import RetrievalMode
 from treehop.rerankers.base import safe_rerank, validate_scores
 from treehop.rerankers.llm_rerank import parse_scores
+from treehop.sessions import SessionStore
 
 # -- validate_scores: an answer that is not a sequence of scores ---------------------------
 
@@ -232,3 +238,80 @@ def test_a_reranker_whose_arerank_is_not_awaitable_falls_back() -> None:
 
     outcome = asyncio.run(safe_rerank(NotAsync(), "q", ["a"], 1.0))  # type: ignore[arg-type]
     assert outcome.scores is None and "error: TypeError" in (outcome.fallback_reason or "")
+
+
+# -- the session summary the planner reads: summary_timeout_s on both paths -----------------
+
+
+class _SlowSummarizer(BaseLLM):
+    """Answers a summary after ``delay_s``; its async twin ignores a cancellation."""
+
+    name = "slow-summarizer"
+
+    def __init__(self, delay_s: float) -> None:
+        self.delay_s = delay_s
+
+    def complete(self, messages: Sequence[ChatMessage], *, json_mode: bool = False) -> str:
+        time.sleep(self.delay_s)
+        return "LATE MODEL SUMMARY"
+
+    async def acomplete(self, messages: Sequence[ChatMessage], *, json_mode: bool = False) -> str:
+        try:
+            await asyncio.sleep(self.delay_s)
+        except asyncio.CancelledError:
+            await asyncio.sleep(self.delay_s)
+        return "LATE MODEL SUMMARY"
+
+
+def _folding_store(delay_s: float) -> SessionStore:
+    return SessionStore(
+        llm=_SlowSummarizer(delay_s), max_messages=2, keep_recent=1, summary_timeout_s=0.2
+    )
+
+
+def test_a_sync_add_message_holds_the_summary_deadline() -> None:
+    store = _folding_store(delay_s=2.0)
+    sid = store.create_session()
+    store.add_message(sid, "user", "Sentence 0. Tail.")
+    store.add_message(sid, "user", "Sentence 1. Tail.")
+    t0 = time.perf_counter()
+    store.add_message(sid, "user", "Sentence 2. Tail.")  # the fold
+    assert time.perf_counter() - t0 < 1.5
+    s = store.get(sid)
+    assert s.summary_method == "extractive" and s.summary_fallback_reason == "timeout after 0.2s"
+    assert "LATE" not in s.summary and "Sentence 0." in s.summary
+    summary, recent = store.context_for_intent(sid)
+    assert summary == s.summary and [m.content for m in recent] == ["Sentence 2. Tail."]
+
+
+def test_an_async_add_message_abandons_a_summary_that_ignores_cancellation() -> None:
+    async def main() -> tuple[SessionStore, str, float]:
+        store = _folding_store(delay_s=1.5)
+        sid = store.create_session()
+        for i in range(2):
+            await store.aadd_message(sid, "user", f"Sentence {i}. Tail.")
+        t0 = time.perf_counter()
+        await store.aadd_message(sid, "user", "Sentence 2. Tail.")
+        return store, sid, time.perf_counter() - t0
+
+    store, sid, took = asyncio.run(main())
+    s = store.get(sid)
+    assert took < 1.2
+    assert s.summary_method == "extractive" and s.summary_fallback_reason == "timeout after 0.2s"
+    assert "LATE" not in s.summary
+
+
+def test_a_sync_summary_model_that_fails_in_time_still_falls_back_with_its_reason() -> None:
+    class Down(BaseLLM):
+        name = "down"
+
+        def complete(self, messages: Sequence[ChatMessage], *, json_mode: bool = False) -> str:
+            raise TimeoutError("read timed out")
+
+    store = SessionStore(llm=Down(), max_messages=2, keep_recent=1, summary_timeout_s=5.0)
+    sid = store.create_session()
+    for i in range(3):
+        store.add_message(sid, "user", f"Sentence {i}. Tail.")
+    s = store.get(sid)
+    assert s.summary_method == "extractive"
+    assert "read timed out" in (s.summary_fallback_reason or "")
