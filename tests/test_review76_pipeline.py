@@ -12,6 +12,10 @@ scores". Three answers were taken as valid, or a deadline not held:
   finish, and then took its late answer as valid (the intent analyzer's deadline already
   abandons such a call).
 
+Intent analysis: ``analyze_sync`` let a model's own ``CancelledError`` escape (``analyze``
+falls back), and called a model's quick ``TimeoutError`` "timeout after 5s" (the deadline
+had not passed; ``analyze`` names the error).
+
 And the planner's input, the session's compressed summary: ``SessionStore.add_message`` (the
 sync path) called the summary model with no deadline at all (``summary_timeout_s`` held only
 on the async path, and there not against a model that ignores cancellation).
@@ -28,7 +32,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from test_hierarchical_retriever import RetrievalConfig, ScriptedReranker, run, tree
-from treehop.errors import RerankError
+from treehop.errors import LLMError, RerankError
+from treehop.intent_analysis import IntentAnalyzer
 from treehop.llm.base import BaseLLM, ChatMessage
 from treehop.models import RetrievalMode
 from treehop.rerankers.base import safe_rerank, validate_scores
@@ -315,3 +320,68 @@ def test_a_sync_summary_model_that_fails_in_time_still_falls_back_with_its_reaso
     s = store.get(sid)
     assert s.summary_method == "extractive"
     assert "read timed out" in (s.summary_fallback_reason or "")
+
+
+# -- intent analysis: the sync path falls back as the async one does --------------------------
+
+
+class _Faulty(BaseLLM):
+    name = "faulty"
+
+    def __init__(self, exc: BaseException) -> None:
+        self.exc = exc
+
+    def complete(self, messages: Sequence[ChatMessage], *, json_mode: bool = False) -> str:
+        raise self.exc
+
+
+@pytest.mark.parametrize(
+    "exc",
+    [
+        RuntimeError("boom"),
+        TimeoutError("read timed out"),
+        asyncio.CancelledError(),
+        LLMError("rate limited"),
+        ValueError("bad"),
+    ],
+    ids=type,
+)
+def test_the_sync_planner_falls_back_as_the_async_one_does(exc: BaseException) -> None:
+    analyzer = IntentAnalyzer(_Faulty(exc), timeout_s=5.0)
+    async_plan = asyncio.run(analyzer.analyze("how do I rotate logs", context_types=["resource"]))
+    sync_plan = analyzer.analyze_sync("how do I rotate logs", context_types=["resource"])
+    assert async_plan.fallback and sync_plan.fallback
+    assert sync_plan.fallback_reason == async_plan.fallback_reason
+    assert "timeout after" not in (sync_plan.fallback_reason or "")
+    assert sync_plan.queries == async_plan.queries
+
+
+def test_the_sync_planner_still_times_out_a_slow_model() -> None:
+    class Slow(BaseLLM):
+        name = "slow"
+
+        def complete(self, messages: Sequence[ChatMessage], *, json_mode: bool = False) -> str:
+            time.sleep(1.0)
+            return '{"queries": []}'
+
+    t0 = time.perf_counter()
+    plan = IntentAnalyzer(Slow(), timeout_s=0.1).analyze_sync("hi")
+    assert time.perf_counter() - t0 < 0.8
+    assert plan.fallback and plan.fallback_reason == "timeout after 0.1s"
+
+
+@pytest.mark.parametrize("exc", [RuntimeError("model down"), asyncio.CancelledError()], ids=type)
+def test_a_summary_model_fault_falls_back_alike_on_both_paths(exc: BaseException) -> None:
+    def folded(sync: bool) -> tuple[str | None, str | None]:
+        store = SessionStore(llm=_Faulty(exc), max_messages=2, keep_recent=1)
+        sid = store.create_session()
+        for i in range(3):
+            if sync:
+                store.add_message(sid, "user", f"Sentence {i}. Tail.")
+            else:
+                asyncio.run(store.aadd_message(sid, "user", f"Sentence {i}. Tail."))
+        s = store.get(sid)
+        return s.summary_method, s.summary_fallback_reason
+
+    assert folded(sync=True) == folded(sync=False)
+    assert folded(sync=True)[0] == "extractive"

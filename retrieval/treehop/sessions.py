@@ -690,11 +690,13 @@ class SessionStore:
             try:
                 text = future.result(timeout=self.summary_timeout_s)
             except BaseException as exc:  # any model fault falls back to extractive
-                if is_signal(exc):
-                    raise
-                if not future.done():
+                if not future.done():  # (the deadline passed, or a Ctrl-C in the wait)
                     future.cancel()
+                    if is_signal(exc):
+                        raise
                     return self._timed_out(previous, batch)
+                if is_signal(exc) and not isinstance(exc, asyncio.CancelledError):
+                    raise  # (a model's own cancellation falls back, as on the async path)
                 return self._fallback(previous, batch, _reason(exc))
         finally:
             executor.shutdown(wait=False, cancel_futures=True)
