@@ -40,7 +40,7 @@ import uuid
 import warnings
 import zlib
 from collections.abc import Sequence
-from typing import Literal, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, Field, ValidationError
 
@@ -742,7 +742,7 @@ class SessionStore:
         return cleaned, "llm", None
 
 
-def _retrieve_exception(task: asyncio.Future[object]) -> None:
+def _retrieve_exception(task: asyncio.Future[Any]) -> None:
     # An abandoned summary call may still fail later: read its exception so that asyncio
     # does not log "exception was never retrieved".
     if not task.cancelled():

@@ -12,7 +12,7 @@ import math
 from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from .._plugins import describe, is_signal
 from ..redaction import redact
@@ -80,7 +80,7 @@ def validate_scores(scores: object, expected: int) -> tuple[list[float] | None, 
     return out, None
 
 
-def _retrieve_exception(task: asyncio.Future[object]) -> None:
+def _retrieve_exception(task: asyncio.Future[Any]) -> None:
     # An abandoned call may still fail later: read its exception so that asyncio does not
     # log "exception was never retrieved".
     if not task.cancelled():
