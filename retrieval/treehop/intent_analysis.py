@@ -532,12 +532,16 @@ class IntentAnalyzer:
             future = executor.submit(self.llm.complete, messages, json_mode=True)
             try:
                 text = future.result(timeout=self.timeout_s)
-            except concurrent.futures.TimeoutError:
-                future.cancel()
-                return fallback_plan(
-                    q, allowed, f"timeout after {self.timeout_s:g}s", self.planner_name
-                )
             except BaseException as exc:  # any planner fault falls back (not a Ctrl-C)
+                if not future.done():  # (the deadline passed; not a model's own TimeoutError)
+                    future.cancel()
+                    if is_signal(exc):  # (a Ctrl-C in the wait)
+                        raise
+                    return fallback_plan(
+                        q, allowed, f"timeout after {self.timeout_s:g}s", self.planner_name
+                    )
+                if isinstance(exc, asyncio.CancelledError):  # the model's own, as analyze()
+                    return fallback_plan(q, allowed, "LLM call was cancelled", self.planner_name)
                 if is_signal(exc):
                     raise
                 return fallback_plan(q, allowed, _failure_reason(exc), self.planner_name)

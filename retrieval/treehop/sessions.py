@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import asyncio
 import builtins
+import concurrent.futures
 import contextlib
 import json
 import re
@@ -39,7 +40,7 @@ import uuid
 import warnings
 import zlib
 from collections.abc import Sequence
-from typing import Literal, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, Field, ValidationError
 
@@ -668,17 +669,37 @@ class SessionStore:
         summary = extractive_summary(previous, batch, max_chars=self.max_summary_chars)
         return summary, "extractive", reason
 
+    def _timed_out(
+        self, previous: str, batch: Sequence[ChatMessage]
+    ) -> tuple[str, Literal["llm", "extractive"], str | None]:
+        return self._fallback(previous, batch, f"timeout after {self.summary_timeout_s:g}s")
+
     def _summarize_sync(
         self, previous: str, batch: Sequence[ChatMessage]
     ) -> tuple[str, Literal["llm", "extractive"], str | None]:
         if self.llm is None:
             return self._fallback(previous, batch, None)
+        # In a worker thread so that ``summary_timeout_s`` holds here too, as in
+        # :meth:`_summarize_async` (helper review76: the sync path had no deadline at all); a
+        # call that overruns is abandoned (its thread ends when the client's own timeout fires).
+        executor = concurrent.futures.ThreadPoolExecutor(
+            max_workers=1, thread_name_prefix="treehop-summary"
+        )
         try:
-            text = self.llm.complete(self._summary_messages(previous, batch))
-        except BaseException as exc:  # any model fault falls back to extractive
-            if is_signal(exc):
-                raise
-            return self._fallback(previous, batch, _reason(exc))
+            future = executor.submit(self.llm.complete, self._summary_messages(previous, batch))
+            try:
+                text = future.result(timeout=self.summary_timeout_s)
+            except BaseException as exc:  # any model fault falls back to extractive
+                if not future.done():  # (the deadline passed, or a Ctrl-C in the wait)
+                    future.cancel()
+                    if is_signal(exc):
+                        raise
+                    return self._timed_out(previous, batch)
+                if is_signal(exc) and not isinstance(exc, asyncio.CancelledError):
+                    raise  # (a model's own cancellation falls back, as on the async path)
+                return self._fallback(previous, batch, _reason(exc))
+        finally:
+            executor.shutdown(wait=False, cancel_futures=True)
         cleaned = self._clean_llm_summary(text)
         if cleaned is None:
             return self._fallback(previous, batch, "empty summary from the model")
@@ -689,21 +710,43 @@ class SessionStore:
     ) -> tuple[str, Literal["llm", "extractive"], str | None]:
         if self.llm is None:
             return self._fallback(previous, batch, None)
+        # Abandoned at the deadline even if the model ignores the cancellation (``wait_for``
+        # waited for such a call and took its late answer; helper review76).
         try:
-            text = await asyncio.wait_for(
-                self.llm.acomplete(self._summary_messages(previous, batch)),
-                timeout=self.summary_timeout_s,
+            task = asyncio.ensure_future(
+                self.llm.acomplete(self._summary_messages(previous, batch))
             )
-        except TimeoutError:
-            return self._fallback(previous, batch, f"timeout after {self.summary_timeout_s:g}s")
-        except BaseException as exc:  # any model fault falls back to extractive
+        except BaseException as exc:  # (an ``acomplete`` that is no coroutine)
             if is_signal(exc):
+                raise
+            return self._fallback(previous, batch, _reason(exc))
+        try:
+            done, _ = await asyncio.wait({task}, timeout=self.summary_timeout_s)
+        except asyncio.CancelledError:
+            task.cancel()
+            task.add_done_callback(_retrieve_exception)
+            raise
+        if not done:
+            task.cancel()
+            task.add_done_callback(_retrieve_exception)
+            return self._timed_out(previous, batch)
+        try:
+            text = task.result()
+        except BaseException as exc:  # any model fault falls back to extractive
+            if is_signal(exc) and not isinstance(exc, asyncio.CancelledError):
                 raise
             return self._fallback(previous, batch, _reason(exc))
         cleaned = self._clean_llm_summary(text)
         if cleaned is None:
             return self._fallback(previous, batch, "empty summary from the model")
         return cleaned, "llm", None
+
+
+def _retrieve_exception(task: asyncio.Future[Any]) -> None:
+    # An abandoned summary call may still fail later: read its exception so that asyncio
+    # does not log "exception was never retrieved".
+    if not task.cancelled():
+        task.exception()
 
 
 def _reason(exc: BaseException) -> str:

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import asyncio
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from .._plugins import describe, is_signal
 from ..redaction import redact
@@ -49,8 +50,16 @@ class RerankOutcome:
     fallback_reason: str | None = None
 
 
+UNORDERED_ANSWERS: tuple[type, ...] = (str, bytes, bytearray, Mapping, AbstractSet)
+"""Answers that iterate but are no list of scores in document order: a string's characters
+(``"12"`` read as 1.0 and 2.0), a mapping's keys (``{0: 0.9, 1: 0.1}`` ranked by its indices),
+a set in its hash order (helper review76)."""
+
+
 def validate_scores(scores: object, expected: int) -> tuple[list[float] | None, str | None]:
     """Check a reranker's answer; return (scores, None) or (None, reason)."""
+    if isinstance(scores, UNORDERED_ANSWERS):
+        return None, f"invalid answer: expected a list of scores, got {type(scores).__name__}"
     if not isinstance(scores, (list, tuple)):
         try:
             scores = list(scores)  # type: ignore[call-overload]
@@ -71,17 +80,46 @@ def validate_scores(scores: object, expected: int) -> tuple[list[float] | None, 
     return out, None
 
 
+def _retrieve_exception(task: asyncio.Future[Any]) -> None:
+    # An abandoned call may still fail later: read its exception so that asyncio does not
+    # log "exception was never retrieved".
+    if not task.cancelled():
+        task.exception()
+
+
 async def safe_rerank(
     reranker: Reranker, query: str, documents: Sequence[str], timeout_s: float
 ) -> RerankOutcome:
-    """Call ``reranker`` once for the batch with a timeout; never raises."""
+    """Call ``reranker`` once for the batch with a timeout; never raises (but for the
+    caller's own cancellation, a Ctrl-C, an exit).
+
+    The call is abandoned at ``timeout_s`` even if it ignores the cancellation, as the intent
+    analyzer's is: ``asyncio.wait_for`` waited for such a call to end and then took its late
+    answer as valid (helper review76). A reranker that cancels itself falls back.
+    """
     if not documents:
         return RerankOutcome(scores=[])
     try:
-        raw = await asyncio.wait_for(reranker.arerank(query, documents), timeout=timeout_s)
-    except TimeoutError:
+        task = asyncio.ensure_future(reranker.arerank(query, documents))
+    except BaseException as exc:  # (an ``arerank`` that is no coroutine: a plug-in's fault)
+        if is_signal(exc):
+            raise
+        return RerankOutcome(None, f"error: {describe(exc)}"[:500])
+    try:
+        done, _ = await asyncio.wait({task}, timeout=timeout_s)
+    except asyncio.CancelledError:  # the caller's cancellation: the call goes with it
+        task.cancel()
+        task.add_done_callback(_retrieve_exception)
+        raise
+    if not done:
+        task.cancel()
+        task.add_done_callback(_retrieve_exception)
         return RerankOutcome(None, f"timeout after {timeout_s:g}s")
-    except BaseException as exc:  # any reranker fault falls back (not a Ctrl-C, a cancel)
+    try:
+        raw = task.result()
+    except asyncio.CancelledError:
+        return RerankOutcome(None, "the reranker call was cancelled")
+    except BaseException as exc:  # any reranker fault falls back (not a Ctrl-C, an exit)
         if is_signal(exc):
             raise
         return RerankOutcome(None, f"error: {describe(exc)}"[:500])

@@ -137,6 +137,10 @@ def _parse_scores(text: str, n: int) -> list[float]:
         elif data and all(isinstance(k, str) and _is_number_key(k) for k in data):
             # {"0": 7, "1": 3}: keyed by passage number.
             keyed = {int(k): v for k, v in data.items()}
+            if len(keyed) < len(data):
+                # "0" and "00" (or " 0", a non-ASCII "0") name one passage: which grade
+                # is its own cannot be told (helper review76: the later one was taken).
+                raise RerankError("LLM graded a passage twice under different keys")
             if sorted(keyed) != list(range(n)):
                 raise RerankError(f"LLM graded passages {sorted(keyed)[:20]}, expected 0..{n - 1}")
             data = [keyed[i] for i in range(n)]
