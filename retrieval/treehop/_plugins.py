@@ -77,6 +77,36 @@ def noted(what: str) -> AbstractContextManager[object]:
     return nullcontext() if note is None else note(what)
 
 
+def _retrieve_exception(task: asyncio.Future[Any]) -> None:
+    # An abandoned call may still fail later: read its exception so that asyncio does not log
+    # "exception was never retrieved".
+    if not task.cancelled():
+        task.exception()
+
+
+async def finished_within(task: asyncio.Future[Any], timeout_s: float) -> bool:
+    """Wait at most ``timeout_s`` for a plug-in's started call; whether it finished (its
+    result or exception is then the task's to read).
+
+    A call still running at the deadline is cancelled and *abandoned*: ``asyncio.wait_for``
+    waits for a call that ignores its cancellation and then hands back the late answer, so a
+    reranker, planner or summary model that swallows ``CancelledError`` outlived its deadline
+    (helper review76). The caller's own cancellation cancels the call and propagates. One
+    helper for the planner, the reranker and the session summary, whose deadlines must agree.
+    """
+    try:
+        done, _ = await asyncio.wait({task}, timeout=timeout_s)
+    except asyncio.CancelledError:  # the caller's cancellation: the call goes with it
+        task.cancel()
+        task.add_done_callback(_retrieve_exception)
+        raise
+    if done:
+        return True
+    task.cancel()
+    task.add_done_callback(_retrieve_exception)
+    return False
+
+
 def passes(exc: BaseException) -> bool:
     """Whether ``exc``, raised by a plug-in, leaves treehop as it is. A group of exceptions
     (a plug-in's own task group) holding a signal passes whole: made an ordinary error, a

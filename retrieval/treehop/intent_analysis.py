@@ -46,7 +46,7 @@ from collections.abc import Sequence
 from string import Template
 from typing import Any
 
-from ._plugins import describe, is_signal
+from ._plugins import describe, finished_within, is_signal
 from .errors import InvalidQueryError, LLMError
 from .llm.base import LLM, ChatMessage
 from .models import ContextType, QueryPlan, TypedQuery
@@ -357,13 +357,6 @@ def _failure_reason(exc: BaseException) -> str:
     return f"LLM call failed: {describe(exc)}"[:500]
 
 
-def _retrieve_exception(task: asyncio.Future[Any]) -> None:
-    # An abandoned planner call may still fail later; read its exception so that asyncio does
-    # not log "exception was never retrieved".
-    if not task.cancelled():
-        task.exception()
-
-
 class IntentAnalyzer:
     """Plans the typed queries of ``search()`` with a chat model, within ``timeout_s``.
 
@@ -488,14 +481,7 @@ class IntentAnalyzer:
             return fallback_plan(q, allowed, "no LLM configured", None)
         messages = self.build_messages(q, summary, recent_messages, allowed)
         task = asyncio.ensure_future(self.llm.acomplete(messages, json_mode=True))
-        try:
-            done, _ = await asyncio.wait({task}, timeout=self.timeout_s)
-        except asyncio.CancelledError:
-            task.cancel()
-            raise
-        if not done:
-            task.cancel()
-            task.add_done_callback(_retrieve_exception)
+        if not await finished_within(task, self.timeout_s):
             return fallback_plan(
                 q, allowed, f"timeout after {self.timeout_s:g}s", self.planner_name
             )

@@ -40,11 +40,11 @@ import uuid
 import warnings
 import zlib
 from collections.abc import Sequence
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, Field, ValidationError
 
-from ._plugins import describe, is_signal
+from ._plugins import describe, finished_within, is_signal
 from .errors import (
     IndexCorruptError,
     IndexRecoveryError,
@@ -720,15 +720,7 @@ class SessionStore:
             if is_signal(exc):
                 raise
             return self._fallback(previous, batch, _reason(exc))
-        try:
-            done, _ = await asyncio.wait({task}, timeout=self.summary_timeout_s)
-        except asyncio.CancelledError:
-            task.cancel()
-            task.add_done_callback(_retrieve_exception)
-            raise
-        if not done:
-            task.cancel()
-            task.add_done_callback(_retrieve_exception)
+        if not await finished_within(task, self.summary_timeout_s):
             return self._timed_out(previous, batch)
         try:
             text = task.result()
@@ -740,13 +732,6 @@ class SessionStore:
         if cleaned is None:
             return self._fallback(previous, batch, "empty summary from the model")
         return cleaned, "llm", None
-
-
-def _retrieve_exception(task: asyncio.Future[Any]) -> None:
-    # An abandoned summary call may still fail later: read its exception so that asyncio
-    # does not log "exception was never retrieved".
-    if not task.cancelled():
-        task.exception()
 
 
 def _reason(exc: BaseException) -> str:

@@ -12,9 +12,9 @@ import math
 from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
-from .._plugins import describe, is_signal
+from .._plugins import describe, finished_within, is_signal
 from ..redaction import redact
 
 
@@ -80,13 +80,6 @@ def validate_scores(scores: object, expected: int) -> tuple[list[float] | None, 
     return out, None
 
 
-def _retrieve_exception(task: asyncio.Future[Any]) -> None:
-    # An abandoned call may still fail later: read its exception so that asyncio does not
-    # log "exception was never retrieved".
-    if not task.cancelled():
-        task.exception()
-
-
 async def safe_rerank(
     reranker: Reranker, query: str, documents: Sequence[str], timeout_s: float
 ) -> RerankOutcome:
@@ -105,15 +98,7 @@ async def safe_rerank(
         if is_signal(exc):
             raise
         return RerankOutcome(None, f"error: {describe(exc)}"[:500])
-    try:
-        done, _ = await asyncio.wait({task}, timeout=timeout_s)
-    except asyncio.CancelledError:  # the caller's cancellation: the call goes with it
-        task.cancel()
-        task.add_done_callback(_retrieve_exception)
-        raise
-    if not done:
-        task.cancel()
-        task.add_done_callback(_retrieve_exception)
+    if not await finished_within(task, timeout_s):
         return RerankOutcome(None, f"timeout after {timeout_s:g}s")
     try:
         raw = task.result()
