@@ -29,7 +29,6 @@ from hypothesis import strategies as st
 
 from index_creator_process import start_creator
 from treehop import Treehop
-from treehop.ingest.writer import _CallTags, _tags_after_call
 
 from treehop_test_doubles import BagOfWordsEmbedder
 
@@ -143,8 +142,8 @@ def test_a_second_stop_then_a_list_still_reads_the_committed_tags(tmp_path: Path
     assert set(after) == set(edited)
 
 
-def test_control_an_edit_after_the_stop_is_kept(tmp_path: Path) -> None:
-    """Control of the rule for a node edited after the stop (neither what was committed nor
+def test_an_edit_after_the_stop_is_kept(tmp_path: Path) -> None:
+    """The rule for a node edited after the stop (neither what was committed nor
     what the stopped call wrote): its own edit stays, the stopped call's tag goes."""
     _stopped_reindex(tmp_path)
     with Treehop(str(tmp_path / "idx"), embedder=BagOfWordsEmbedder()) as th:
@@ -169,6 +168,8 @@ def test_committed_reads_back_what_a_stopped_call_wrote(
 ) -> None:
     """Whatever a stopped call wrote (``which``: none of them, or the stopped call
     ``stopped[which]``), a node reads back to the tags it had when the first began."""
+    from treehop.ingest.writer import _CallTags, _tags_after_call  # (new: not on the base)
+
     edited = {} if set(node) == set(committed) else {"n": node}
     rec = _CallTags(committed, stopped, edited)
     stored = node if which < 0 else _tags_after_call(node, committed, stopped[which % len(stopped)])

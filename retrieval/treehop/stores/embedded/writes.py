@@ -148,7 +148,8 @@ class _Writes(_StoreAttributes):
         empty)": its ``lexical-000001`` could not take the place of the dead one's) -- a
         client that opened the path before the kill never cleaned them (no lock of its own
         to clean under). Readers never read them (no manifest names them). Files a manifest
-        names are kept (:func:`.manifest._cleanup`)."""
+        names are kept (:func:`.manifest._cleanup`). Only a writer cleans them: an open
+        cleans where it takes the lock, which a client opened at a new path has not made."""
         assert self.path is not None
         if self._committed is None:
             _cleanup(self.path, keep=2)
