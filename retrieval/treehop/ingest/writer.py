@@ -864,9 +864,8 @@ class TreeWriter:
                 # (a file added alone: its last list tells set_tags' edits apart, as a
                 # folder's does; not for texts, one blob a memory note would be too many)
                 before = await self.io(self._call_tags, target, call.user_tags)
-                await self.io(self._mark_call_tags, target, before, call.user_tags)
                 res = await self.write(built, target, call, before_tags=before)
-                if before != list(call.user_tags):
+                if before is None or before.changes(call.user_tags):
                     await self.io(self._put_call_tags, target, call.user_tags)
                 return res
         return await self._add_directory(source, target, ctype, call)
@@ -894,7 +893,6 @@ class TreeWriter:
                 )
                 manifest = _Manifest()
             before = await self.io(self._call_tags, target, user_tags)
-            await self.io(self._mark_call_tags, target, before, user_tags)
             old_uris = await self.io(_gc_paused, self._stored_uris, target)
             plan = await asyncio.to_thread(
                 _gc_paused, self._plan, path, target, manifest, old_uris, call.exclude
@@ -956,7 +954,7 @@ class TreeWriter:
                 await to_thread_to_the_end(self._recount_tags)
             fresh.written_ns = time.time_ns()
             await self.io(self.store.put_state, key, fresh.encode())
-            if before != list(user_tags):  # (a no-change re-add writes nothing more)
+            if before is None or before.changes(user_tags):  # (no change: nothing more)
                 await self.io(self._put_call_tags, target, user_tags)
             return res
 
@@ -1186,7 +1184,7 @@ class TreeWriter:
         checkpoint: Callable[[set[str]], Awaitable[None]] | None = None,
         gaps: _BatchGaps | None = None,
         keep_user_tags: bool = False,
-        before_tags: Sequence[str] | None = None,
+        before_tags: _CallTags | None = None,
     ) -> AddResult:
         """Store a built tree at ``target`` (the caller holds :attr:`lock`): embed only nodes
         whose text changed, delete stored nodes the tree no longer has, re-describe the
@@ -1199,10 +1197,11 @@ class TreeWriter:
         before the next (:class:`_BatchGaps`). ``keep_user_tags``: a node stored already keeps
         its own user tags (a folder's re-add under the call that wrote it, or the re-read of
         an older reading: :meth:`_older_readings`), a new one gets the call's.
-        ``before_tags``: the tag list of the call that last added ``target`` (recorded by
-        :meth:`_put_call_tags`; ``None`` where none is recorded): with it, a stored node's user
-        tags follow :func:`_tags_after_call` (``set_tags``' edits kept, the rest the call's),
-        whatever ``keep_user_tags`` says."""
+        ``before_tags``: the tag list of the call that last added ``target`` and committed
+        (recorded by :meth:`_put_call_tags`, with the calls stopped since it; ``None`` where
+        none is recorded): with it, a stored node's user tags are read back to what was
+        committed (:meth:`_CallTags.committed`), then follow :func:`_tags_after_call`
+        (``set_tags``' edits kept, the rest the call's), whatever ``keep_user_tags`` says."""
         user_tags, metadata = call.user_tags, call.metadata
         if metadata:
             for n in built.nodes:
@@ -1225,15 +1224,26 @@ class TreeWriter:
         changed = [n for n in nodes if old.get(n.uri) != n.content_hash]
         same = [n for n in nodes if old.get(n.uri) == n.content_hash]
         kids = plan.children if plan is not None else {}
+        # (a target added by itself inside this one and deleted as none of its files: its
+        # records go with it, as with a removal's)
+        records = await self.io(self._target_records, stale) if stale else []
         kept = (
             await self.io(self._stored_user_tags, [n.uri for n in nodes])
             if keep_user_tags or before_tags is not None
             else None
         )
-        if kept is not None:
-            kept = await self.io(self._chunk_tags_by_text, nodes, old, stale, kept)
+        settle: Callable[[str, list[str]], list[str]] | None = None
         if kept is not None and before_tags is not None:
-            kept = {u: _tags_after_call(t, before_tags, user_tags) for u, t in kept.items()}
+            # (before the first node write: a call with another list says it is under way,
+            # with what was committed; the tags a stopped call left are read back to that)
+            await self.io(self._mark_call_tags, target, before_tags, user_tags, kept)
+            settle = before_tags.committed
+            kept = {u: settle(u, t) for u, t in kept.items()}
+        if kept is not None:
+            kept = await self.io(self._chunk_tags_by_text, nodes, old, stale, kept, settle)
+        if kept is not None and before_tags is not None:
+            was = before_tags.user_tags
+            kept = {u: _tags_after_call(t, was, user_tags) for u, t in kept.items()}
         # The tagger's cut of the leaf texts is reused by the store's BM25 upsert of the
         # same texts (``text_tokenize.sharing_cuts``): they are cut into words once.
         with sharing_cuts():
@@ -1270,6 +1280,8 @@ class TreeWriter:
         await self.refresh_ancestors(target)
         await self.route_directories(target)
         await self.finish()
+        if records:
+            await self.io(self._drop_target_records, records)
         res.elapsed_s = time.perf_counter() - call.t0
         return res
 
@@ -1437,12 +1449,15 @@ class TreeWriter:
             if same:
                 await self.refresh_unchanged(same)
             gone = list(delete)
+            records = await self.io(self._target_records, gone) if gone else []
             if gone:
                 await self.io(self.store.delete, gone)
             if gone and prune_below is not None:
                 gone += await self.io(_prune_empty, self.store, gone, prune_below)
             await self._refresh_after(tops, gone, uris)
             await self.finish()
+            if records:
+                await self.io(self._drop_target_records, records)
             return len(changed)
 
     async def _refresh_after(
@@ -1508,10 +1523,12 @@ class TreeWriter:
         old: Mapping[str, str],
         stale: Sequence[str],
         kept: Mapping[str, list[str]],
+        settle: Callable[[str, list[str]], list[str]] | None = None,
     ) -> dict[str, list[str]]:
         """``kept`` (stored user tags by URI) where a chunk's text moved to another number:
         a built chunk whose text is not its number's stored text, and that a stored chunk of
-        the same file holds, gets that chunk's user tags (``set_tags`` on
+        the same file holds, gets that chunk's user tags (read back by ``settle`` where a
+        call with another list stopped: :meth:`_CallTags.committed`; ``set_tags`` on
         ``a.md#chunk-2`` follows its text to ``#chunk-3`` when a chunk is put before it).
         A chunk whose text is new keeps its number's where that number's stored text is
         gone from the file (an edit in place), and gets the call's where that text moved to
@@ -1534,50 +1551,92 @@ class TreeWriter:
             file = n.uri.partition("#")[0]
             was = by_text.get((file, n.content_hash))
             if was is not None and was.uri != n.uri:
-                out[n.uri] = [t for t in was.tags if tagmod.source_of(t) == "user"]
+                theirs = [t for t in was.tags if tagmod.source_of(t) == "user"]
+                out[n.uri] = settle(was.uri, theirs) if settle is not None else theirs
             elif n.uri in out and (file, old.get(n.uri)) in texts:
                 del out[n.uri]  # (its number's text moved on: its tags went with it)
         return out
 
-    def _call_tags(self, target: str, call: Sequence[str]) -> list[str] | None:
-        """The user tag list of the call that last added ``target`` (:meth:`_put_call_tags`),
-        ``None`` where none is recorded (an index written before helper leftovers75, or a
-        blob that does not decode: then a re-add keeps the rule it had before). Where a call
-        with another list did not end (:meth:`_mark_call_tags`): the list before it for the
-        call that resumes it (the same list, ``call``), ``None`` for any other (some nodes
-        hold the stopped call's tags, some the list's before it)."""
+    def _call_tags(self, target: str, call: Sequence[str]) -> _CallTags | None:
+        """The user tag list of the call that last added ``target`` and committed
+        (:meth:`_put_call_tags`), with the calls under way since (:meth:`_mark_call_tags`);
+        ``None`` where none is recorded (an index written before helper leftovers75, a blob
+        that does not decode, a target no longer stored: then a re-add keeps the rule it
+        had before).
+
+        A record is read only while its target is stored (helper leftovers76): a removal
+        drops it after its commit (:meth:`_drop_target_records`), and one left by a removal
+        stopped between the two counts for nothing from that commit on.
+
+        A record of helper review75's (a call under way, without the committed tags): the
+        list before it for the call that resumes it (the same list, ``call``), ``None``
+        for any other."""
         raw = self.store.get_state(_call_tags_key(target))
-        if raw is None:
+        if not raw:
             return None
         try:
             got = json.loads(raw)
         except ValueError:
             return None
-        tags = got.get("user_tags") if isinstance(got, dict) else None
-        if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
+        if not isinstance(got, dict):
             return None
-        if "pending_user_tags" in got and got["pending_user_tags"] != list(call):
+        tags = _str_list(got.get("user_tags"))
+        if tags is None or self.store.get([target])[0] is None:
             return None
-        return tags
+        if "pending_user_tags" not in got:
+            return _CallTags(tags)
+        stopped = got.get("stopped")
+        edited = got.get("edited")
+        if (
+            isinstance(stopped, list)
+            and all(_str_list(b) is not None for b in stopped)
+            and isinstance(edited, dict)
+            and all(_str_list(t) is not None for t in edited.values())
+        ):
+            return _CallTags(tags, [list(b) for b in stopped], dict(edited))
+        if got["pending_user_tags"] != list(call):
+            return None
+        return _CallTags(tags, resumes_review75=True)
 
     def _mark_call_tags(
-        self, target: str, before: Sequence[str] | None, user_tags: Sequence[str]
+        self,
+        target: str,
+        before: _CallTags,
+        user_tags: Sequence[str],
+        stored: Mapping[str, list[str]],
     ) -> None:
-        """Before the first write of a call whose tag list is not the one recorded: record
-        that a call with another list is under way, which :meth:`_call_tags` reads as no
-        list (``None``: the rule from before the record, the manifest's) for any call but
-        the one that resumes it, until the call ends and :meth:`_put_call_tags` records
-        its list.
+        """Before the first node write of a call whose tag list is not the one recorded (or
+        that follows a stopped one): record that it is under way, with the committed list,
+        the calls under way since it and the user tags of each node of the target whose
+        tags are not the committed list's (``stored``: every node the call builds, read
+        before it writes), so that the call after a stop reads each node's committed tags
+        back (:meth:`_CallTags.committed`) until a call ends and :meth:`_put_call_tags`
+        records its list.
 
-        Why (helper review75): the list was recorded only after the call's last write, so
-        a call stopped after it wrote nodes (a kill, Ctrl-C, a failed state write) left
-        the previous call's list: re-added with that list, every node the stopped call had
-        written kept the stopped call's tags ("the same list: kept as they are"), where
-        the call's own were asked for. Nothing is written where the list is unchanged or
-        none is recorded."""
-        if before is None or list(before) == list(user_tags):
-            return
-        blob = {"target": target, "user_tags": list(before), "pending_user_tags": list(user_tags)}
+        Why: the list was recorded only after the call's last write, so a call stopped
+        after it wrote nodes kept the stopped call's tags on the next add with the old list
+        (helper review75); review75's mark then read as no list for any call but the one
+        that resumes it, so a third list dropped every ``set_tags`` edit (the call's tags
+        alone, helper leftovers76). Nothing is written where the list is unchanged and no
+        call is under way, or none is recorded."""
+        if not before.changes(user_tags) or before.resumes_review75:
+            return  # (review75's record says the same call is under way: kept as it is)
+        call = list(user_tags)
+        if before.edited is None:
+            was = set(before.user_tags)
+            edited = {u: list(t) for u, t in stored.items() if set(t) != was}
+        else:
+            edited = before.edited
+        stopped = before.stopped if call in before.stopped else [*before.stopped, call]
+        if before.edited is not None and stopped == before.stopped:
+            return  # (the call that resumes a stopped one: recorded already)
+        blob = {
+            "target": target,
+            "user_tags": list(before.user_tags),
+            "pending_user_tags": call,
+            "stopped": stopped,
+            "edited": edited,
+        }
         self.store.put_state(_call_tags_key(target), json.dumps(blob).encode("utf-8"))
 
     def _put_call_tags(self, target: str, user_tags: Sequence[str]) -> None:
@@ -1585,6 +1644,32 @@ class TreeWriter:
         tells apart from ``set_tags``' edits (:func:`_tags_after_call`)."""
         blob = {"target": target, "user_tags": list(user_tags)}
         self.store.put_state(_call_tags_key(target), json.dumps(blob).encode("utf-8"))
+
+    def _target_records(self, gone: Sequence[str]) -> list[str]:
+        """The state keys of the ingest records (a folder's manifest, a target's call tags)
+        of every target among the removed URIs ``gone`` (a target is a stored node: the
+        folder or file an add wrote), that exist. Read before the removal's first write."""
+        mark = urimod.CHUNK_MARK
+        wanted = {k for u in gone if mark not in u for k in (_manifest_key(u), _call_tags_key(u))}
+        if not wanted:
+            return []
+        listed = getattr(self.store, "state_keys", None)
+        if callable(listed):
+            return sorted(wanted.intersection(listed("ingest")))
+        return sorted(k for k in wanted if self.store.get_state(k))
+
+    def _drop_target_records(self, keys: Sequence[str]) -> None:
+        """Drop ``keys`` (:meth:`_target_records`), right after the removal's commit: the
+        embedded store removes their files, another store keeps an empty blob (its delete).
+        A stop between the commit and this leaves them, unread (:meth:`_call_tags` reads a
+        record only while its target is stored; a manifest of a folder not stored plans a
+        full read); the next add of the target writes its own."""
+        drop = getattr(self.store, "drop_state", None)
+        for k in keys:
+            if callable(drop):
+                drop(k)
+            else:
+                self.store.put_state(k, b"")
 
     def _stored_user_tags(self, uris: Sequence[str]) -> dict[str, list[str]]:
         """The user tags of each of ``uris`` stored (none for a node not stored)."""
@@ -1886,10 +1971,13 @@ class TreeWriter:
         """Delete a node and its subtree; the directories above are re-described."""
         async with self.lock:
             uris = sorted(await self.io(self._stored_uris, node.uri))
+            records = await self.io(self._target_records, uris)
             n = await self.io(self.store.delete, uris)
             if urimod.parent_of(node.uri) is not None:
                 await self.refresh_ancestors(node.uri)
             await self.io(self.store.save)
+            if records:
+                await self.io(self._drop_target_records, records)
             return n
 
 
@@ -2059,6 +2147,55 @@ def _manifest_key(target: str) -> str:
 
 def _call_tags_key(target: str) -> str:
     return "ingest/call-tags-" + hashlib.sha1(target.encode("utf-8")).hexdigest()[:32]
+
+
+def _str_list(value: object) -> list[str] | None:
+    """``value`` where it is a list of strings (a record's tag list), else ``None``."""
+    if isinstance(value, list) and all(isinstance(t, str) for t in value):
+        return value
+    return None
+
+
+@dataclass
+class _CallTags:
+    """A target's call-tags record (:meth:`TreeWriter._call_tags`): ``user_tags``, the list of
+    the last call that committed; ``stopped``, the lists of the calls begun since with another
+    list that did not end (the last one under way may be resumed); ``edited``, the user tags
+    each node of the target had when the first of them began, where they were not
+    ``user_tags`` (as a set) -- ``None`` where no call is under way (or for a record of helper
+    review75's, which kept none)."""
+
+    user_tags: list[str]
+    stopped: list[list[str]] = field(default_factory=list)
+    edited: dict[str, list[str]] | None = None
+    resumes_review75: bool = False
+    """The call resumes the one a record of helper review75's says is under way."""
+
+    def changes(self, call: Sequence[str]) -> bool:
+        """Whether an add with ``call`` writes the record (another list, or after a stop)."""
+        return list(call) != self.user_tags or bool(self.stopped)
+
+    def committed(self, uri: str, stored: list[str]) -> list[str]:
+        """The user tags node ``uri`` holds as far as the last committed call and
+        ``set_tags`` go, from its ``stored`` ones: where a call under way stopped after it
+        wrote the node, what the node had before that call (helper leftovers76).
+
+        A node stores either what it had when the first stopped call began (``edited``, else
+        the committed list) or what a stopped call wrote from that
+        (:func:`_tags_after_call`): either reads back as the former. A node edited with
+        ``set_tags`` after the stop is neither: its stored tags less those only a stopped
+        call gave are read (a tag the user set on it again after the stop, that only a
+        stopped call gave, is read as the stopped call's)."""
+        if not self.stopped or self.edited is None:
+            return stored
+        was = self.edited.get(uri, self.user_tags)
+        has = set(stored)
+        if has == set(was) or any(
+            has == set(_tags_after_call(was, self.user_tags, b)) for b in self.stopped
+        ):
+            return list(was)
+        theirs = {t for b in self.stopped for t in b}.difference(self.user_tags, was)
+        return [t for t in stored if t not in theirs]
 
 
 def _tags_after_call(

@@ -123,14 +123,36 @@ class _Writes(_StoreAttributes):
                 # where this write makes the new index)
                 self._follow_path()
                 self._gone = None
+                self._clear_a_stopped_first_save()
                 return
             on_disk = _read_current(self.path)
             mine = self._committed["generation"] if self._committed else 0
             if on_disk is not None and (on_disk[1] != mine or self._replaced_under_me(on_disk)):
                 self._open_path(clean=False)
+            elif on_disk is None:
+                self._clear_a_stopped_first_save()
         except BaseException:
             self._flock.release()
             raise
+
+    def _clear_a_stopped_first_save(self) -> None:
+        """Under the writer lock, before the first write to a path where nothing is
+        committed: remove what a first save that never committed left there (its data,
+        lookup, BM25 and graph files, ``.tmp-*``), as an open that takes the lock does
+        (``_open_committed(repair=True)``).
+
+        Why (helper leftovers76; leftovers75's open item): a creator killed in the middle of
+        its first save (its files written, its manifest and ``CURRENT`` not) left
+        ``data-000001``, ``index-000001.bin`` and ``lexical-000001`` behind, and the next
+        writer's first save failed on them ("saving the index ... failed (Directory not
+        empty)": its ``lexical-000001`` could not take the place of the dead one's) -- a
+        client that opened the path before the kill never cleaned them (no lock of its own
+        to clean under). Readers never read them (no manifest names them). Files a manifest
+        names are kept (:func:`.manifest._cleanup`). Only a writer cleans them: an open
+        cleans where it takes the lock, which a client opened at a new path has not made."""
+        assert self.path is not None
+        if self._committed is None:
+            _cleanup(self.path, keep=2)
 
     def _folder_now(self) -> tuple[int, int] | None:
         """The ``(st_dev, st_ino)`` of the folder at ``self.path`` now (``None``: none)."""
