@@ -59,22 +59,24 @@ def _cpu_of(r: dict[str, float]) -> float:
 
 def report(out: Path, top: int) -> None:
     procs = [json.loads(p.read_text()) for p in sorted(out.glob("*.json"))]
-    if not procs:  # a run stopped early: its per-test lines (ci_cpu_plugin writes them at once)
-        for path in sorted(out.glob("*.jsonl")):
-            lines = [json.loads(x) for x in path.read_text().splitlines() if x.strip()]
-            head = next((x for x in lines if "collect" in x), {"start": 0.0, "collect": 0.0})
-            recs = {x["test"]: x for x in lines if "test" in x}
-            done = sum(_cpu_of(r) for r in recs.values())
-            procs.append(
-                {
-                    "worker": path.stem.split("-")[0] + "*",
-                    "start": head["start"],
-                    "collect": head["collect"],
-                    "tests": recs,
-                    "total": head["start"] + head["collect"] + done,
-                }
-            )
-        print("(partial: from the per-test lines; 'other' is not known, shown as 0)")
+    seen = {p["worker"] for p in procs}
+    for path in sorted(out.glob("*.jsonl")):  # a worker stopped early: its per-test lines
+        if path.stem.split("-")[0] in seen:
+            continue
+        lines = [json.loads(x) for x in path.read_text().splitlines() if x.strip()]
+        head = next((x for x in lines if "collect" in x), {"start": 0.0, "collect": 0.0})
+        recs = {x["test"]: x for x in lines if "test" in x}
+        done = sum(_cpu_of(r) for r in recs.values())
+        procs.append(
+            {
+                "worker": path.stem.split("-")[0] + "*",
+                "start": head["start"],
+                "collect": head["collect"],
+                "tests": recs,
+                "total": head["start"] + head["collect"] + done,
+            }
+        )
+        print(f"(partial: {path.name} stopped early; its 'other' is not known, shown as 0)")
     tests: dict[str, dict[str, float]] = {}
     print(f"\n{'process':<8} {'start':>7} {'collect':>8} {'tests':>8} {'other':>7} {'total':>8}")
     for p in procs:
