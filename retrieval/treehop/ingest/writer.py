@@ -121,7 +121,8 @@ and ``meta`` / ``contents`` / ``sectnum`` directives out of its text and its fil
 abstract (helper ingest75, ``markup.RST_UNSHOWN_DROPPED``: the changed passages and file
 nodes are embedded again); 5: a man page named as a manual section (``muttrc.5.gz``) read
 as the text ``man`` shows (:mod:`treehop.ingest.roff`), a DocBook admonition's title
-leading its paragraph, not a heading (helper usage87). Raise it with any change to what a
+leading its paragraph, not a heading, a plain text's leading comment marker alone (``#``)
+no title (helper usage87). Raise it with any change to what a
 file reads as."""
 RACY_NS = 2_000_000_000
 """A file modified less than this before the manifest was written may have changed again
