@@ -602,12 +602,14 @@ import sys
 import tarfile
 import textwrap
 from collections import Counter
-from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import datasets as ds
+from treehop.ingest.roff import roff_inline as _roff_inline
+from treehop.ingest.roff import roff_lines, roff_page_markdown
 
 NATURAL_SETS = (
     "django-faq",
@@ -3717,10 +3719,6 @@ _CURL_SEPARATOR = re.compile(r"^={20,}\s*$")
 _CURL_SECTION = re.compile(r"^(\d+)\.\s+(\S.*)$")
 _CURL_QUESTION = re.compile(r"^\s*(\d+)\.(\d+)\s+(\S.*)$")
 _CURL_SUB_ENTRY = re.compile(r"^\s*(\d+)\.(\d+)\.(\d+)\s+(\S.*)$")
-_ROFF_ESCAPE = re.compile(r"\\(\(..|f[BIPRC]|f\(..|[-\\&|_e^ ])")
-_ROFF_NAMED = {"(aq": "'", "(dq": '"', "(em": "--", "(en": "-", "(bu": "*", "(co": "(C)"}
-_ROFF_ARGS = re.compile(r'"([^"]*)"|(\S+)')
-_SETEXT_UNDERLINE = re.compile(r"^ {0,3}(?:=+|-+)\s*$")
 
 
 def split_curl_faq(text: str) -> tuple[str, list[tuple[str, str, str]]]:
@@ -3772,100 +3770,6 @@ def split_curl_faq(text: str) -> tuple[str, list[tuple[str, str, str]]]:
             continue
         page.block.append(line)
     return page.page(), page.qa
-
-
-def _roff_inline(text: str) -> str:
-    """A roff line's text without its escapes: font changes dropped, ``\\-`` a hyphen,
-    ``\\\\`` a backslash, ``\\(aq`` and the other named characters as ASCII."""
-
-    def one(m: re.Match[str]) -> str:
-        code = m.group(1)
-        if code[0] == "f":
-            return ""
-        if code[0] == "(":
-            return _ROFF_NAMED.get(code, "")
-        return {"-": "-", "\\": "\\", "e": "\\", " ": " ", "_": "_"}.get(code, "")
-
-    return _ROFF_ESCAPE.sub(one, text)
-
-
-def roff_lines(lines: Iterable[str]) -> Iterator[tuple[str, list[str], str]]:
-    """The lines of a roff page a reader of its text reads, each as (the request's or
-    macro's name, its arguments, the line): comments (``.\\"``) and empty requests (a lone
-    ``.``) left out; a line of text has the name ``""`` and no arguments. The one reading of
-    a line that :func:`roff_page_markdown` (man) and :func:`mdoc_page_markdown` (mdoc) share.
-    """
-    for raw in lines:
-        if raw.startswith(('.\\"', "'\\\"")) or raw.strip() in {".", "'"}:
-            continue
-        if not raw.startswith((".", "'")):
-            yield "", [], raw
-            continue
-        name, _, rest = raw[1:].strip().partition(" ")
-        yield name, [a or b for a, b in _ROFF_ARGS.findall(rest)], raw
-
-
-def roff_page_markdown(roff: str) -> str:
-    """A man page in roff (libcurl's: ``.TH``, ``.SH``, ``.IP``/``.TP`` items, ``.nf``/``.fi``
-    examples, ``.B``/``.BR`` font macros, ``\\fI..\\fP`` escapes) -> markdown, as a reader of
-    ``man`` sees the text: ``# NAME(section)`` from ``.TH``, ``## `` for ``.SH`` and ``### ``
-    for ``.SS``, an ``.IP``/``.TP`` item's tag a paragraph of its own over its text,
-    ``.nf``..``.fi`` a fenced block, the font macros' arguments joined (``.BR`` and the other
-    alternating ones without spaces, as roff sets them), comments and layout requests
-    (``.RS``, ``.ad``, ``.sp``) dropped. Enough for the pages of one package, not all roff
-    (no ``.so``, tables or conditionals).
-
-    Running text keeps roff's input lines (markdown joins them into one paragraph, as roff
-    fills them), but a line that is only ``=`` or only ``-`` right after a text line is
-    joined to that line with a space: on a line of its own a markdown reader takes it for a
-    setext underline and makes the line above a heading. mc(1) sets the file-type marks in
-    running text, ``.B =`` then "for sockets,", ``.B \\-`` then "for character devices,"
-    ("... @ for links, = for sockets, - for ..."): written one per line, "for sockets," became
-    a heading over the rest of its chapter (helper heldout18's finding)."""
-    out: list[str] = []
-    fence = False
-    tag_next = False
-
-    def text(line: str) -> None:
-        """A line of running text (or of a fenced example, kept as it is)."""
-        if not fence and _SETEXT_UNDERLINE.match(line) and out and out[-1].strip():
-            out[-1] = f"{out[-1]} {line.strip()}"
-        else:
-            out.append(line)
-
-    for name, args, raw in roff_lines(roff.split("\n")):
-        if name:
-            if name == "TH" and args:
-                out += [f"# {_roff_inline(args[0])}({args[1] if len(args) > 1 else ''})", ""]
-            elif name in {"SH", "SS"}:
-                level = "##" if name == "SH" else "###"
-                out += ["", f"{level} {_roff_inline(' '.join(args))}", ""]
-            elif name == "nf" and not fence:
-                out += ["", "```"]
-                fence = True
-            elif name == "fi" and fence:
-                out += ["```", ""]
-                fence = False
-            elif name in {"PP", "P", "LP", "sp"}:
-                out.append("")
-            elif name == "IP":
-                out += ["", _roff_inline(args[0]), ""] if args else [""]
-            elif name == "TP":
-                out.append("")
-                tag_next = True
-            elif name in {"B", "I", "SM", "BR", "RB", "BI", "IB", "IR", "RI"}:
-                text(_roff_inline((" " if len(name) == 1 or name == "SM" else "").join(args)))
-                if tag_next:  # a .TP item's tag set in a font
-                    out.append("")
-                    tag_next = False
-            continue  # .br, .RS, .RE, .ad and the rest: layout only
-        text(_roff_inline(raw))
-        if tag_next:
-            out.append("")
-            tag_next = False
-    if fence:
-        out.append("```")
-    return re.sub(r"\n{3,}", "\n\n", "\n".join(out)).strip() + "\n"
 
 
 def curl_named_pages(faq_text: str, names: Collection[str]) -> list[str]:

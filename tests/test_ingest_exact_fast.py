@@ -105,6 +105,8 @@ def _old_prose_lines(text: str, kind: str) -> list[str]:
         s = ln.strip()
         nxt = lines[i + 1] if i + 1 < len(lines) else ""
         skip = not s or s.startswith(("|", "<!--", "+-"))
+        if not (out or skip or structured) and summaries._WORDLESS.fullmatch(s) is not None:
+            continue  # plain text's comment marker alone before any text (usage87)
         if structured and not skip:
             skip = (
                 ln[:1] in {" ", "\t"}

@@ -156,8 +156,9 @@ def _old_title_of(text: str, kind: str) -> str:
                 if m:
                     return _old_clip(m.group(1).strip().strip("\"'"), 120)
     for ln in lines:
-        if ln.strip() and adornment_char(ln.strip()) is None:  # no overline or rule
-            return _old_clip(ln.strip(), 120)
+        s = ln.strip()  # no overline or rule, no comment marker alone (usage87)
+        if s and adornment_char(s) is None and summaries._WORDLESS.fullmatch(s) is None:
+            return _old_clip(s, 120)
     return ""
 
 

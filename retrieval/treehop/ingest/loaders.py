@@ -24,6 +24,7 @@ from ..redaction import redact
 from ..validation import is_blank, unneeded_format_at
 from .exclude import NO_EXCLUDE, Exclude
 from .markup import html_to_markdown, looks_like_rst
+from .roff import is_man_page, man_page_markdown
 
 MARKDOWN_EXT = {".md", ".markdown", ".mdx"}
 RST_EXT = {".rst", ".rest"}
@@ -941,6 +942,9 @@ def read_file(
         text, title = html_to_markdown(text)
     elif kind == "text" and _txt_reads_as_rst(name, text):
         kind = "rst"  # Sphinx sources are often .txt (Django, CPython)
+    elif kind == "text" and is_man_page(os.path.basename(name), text):
+        # a man page (``muttrc.5.gz``) as ``man`` shows it, not its roff source
+        text, kind = man_page_markdown(text), "markdown"
     if kind in ("text", "markdown", "rst"):
         text = strip_page_navigation(text)
     if is_blank(text):  # (only invisible characters: empty too)

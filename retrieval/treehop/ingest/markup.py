@@ -767,6 +767,14 @@ _BLOCK = frozenset(
     }
 )
 _HEADINGS = {f"h{i}": i for i in range(1, 7)}
+_ADMONITION_MARKS = frozenset({"note", "warning", "tip", "caution", "important"})
+"""Classes of a DocBook XSL admonition's ``<div>``, whose title is a heading at a fixed level
+(``<div class="note"><h3 class="title">Note</h3><p>...``) whatever the section it sits in.
+That heading is the admonition's label, not a section: it leads its first paragraph
+(``Note: Mutt only supports ...``). Why (helper usage87): read as ``### Note``, it closed
+the ``####`` section it sat in, so the section's text after the note was filed under
+"Note", and the next ``####`` sections were nested under it (mutt's manual:
+``6. Sending Mail › Note › 6.4.3. Editor Considerations``)."""
 _SECTIONS = frozenset({"section", "article"})
 """Elements that open a part of the page on their own (so does a ``<div>`` marked as one,
 :data:`_SECTION_MARKS`, and a rule, ``<hr>``, closes one): each starts an entry (the gap
@@ -868,6 +876,15 @@ def language_list(text: str) -> bool:
     return len(codes) >= 2 and all(_LANGUAGE_CODE.fullmatch(t) for t in codes)
 
 
+def _labelled(label: str, text: str) -> str:
+    """An admonition's label leading its text: ``Note: text`` (``Warning!`` keeps its mark)."""
+    lead = label if label[-1:] in _LABEL_ENDS else label + ":"
+    return f"{lead} {text}" if text else lead
+
+
+_LABEL_ENDS = frozenset(".:!?")
+
+
 def _marks(attrs: Attrs) -> set[str]:
     marks = set(attrs.get("class", "").lower().split())
     if "id" in attrs:
@@ -906,6 +923,9 @@ class _HTMLToMarkdown:
         self.items = 0  # open <ul>/<ol> lists (a contents list's lines are their items)
         self.heading_at: tuple[int, int] | None = None  # (out, main_out) of a heading just out
         self.lang_link = False  # the current block links the page in another language
+        self.admonition = False  # inside a DocBook admonition, before any of its text
+        self.label_heading = False  # the heading being read is an admonition's label
+        self.label = ""  # an admonition's label, for the start of its first block
 
     # -- output
     def _emit(self, part: str) -> None:
@@ -916,6 +936,7 @@ class _HTMLToMarkdown:
                 self.list_gap.mark = (len(self.out), main)
             self.gap, self.list_gap = False, None
         self.heading_at = None
+        self.admonition = False
         self.out.append(part)
         if self.main_depth:
             self.main_out.append(part)
@@ -957,6 +978,9 @@ class _HTMLToMarkdown:
             dl.chars += len(text)
             if self.last_item == "dt":
                 dl.term, dl.asks = True, dl.asks or text.endswith("?")
+        if self.label:
+            text = _labelled(self.label, text)
+            self.label = ""
         if text.startswith("\\") or atx_heading(text) or setext_level(text) or fence_open(text):
             # text, never read back as a heading, a rule or a fence (a leading backslash is
             # escaped too, so :func:`unescape_line` takes back exactly the one added here)
@@ -987,6 +1011,10 @@ class _HTMLToMarkdown:
             self._start_in_pre(tag)
             return
         self._track_entries(tag, marks)
+        if tag == "div" and marks & _ADMONITION_MARKS:
+            self.admonition = True
+        elif tag in _HEADINGS and self.admonition:
+            self.label_heading = True
         self._open_element(tag, attrs)
         if tag in {"ul", "ol"}:
             self.items += 1
@@ -1098,7 +1126,10 @@ class _HTMLToMarkdown:
             return
         if self.heading is not None and tag == f"h{self.heading}":
             text = _collapse("".join(self.heading_buf).replace("¶", ""))
-            if text:
+            if self.label_heading:
+                self.label_heading = self.admonition = False
+                self.label = text
+            elif text:
                 self._emit("#" * self.heading + " " + text.replace("#", "\\#") + "\n\n")
                 main = len(self.main_out) - 1 if self.main_depth else -1
                 self.heading_at = (len(self.out) - 1, main)
@@ -1155,6 +1186,9 @@ class _HTMLToMarkdown:
             self.line.append(text)
 
     def _end_pre(self) -> None:
+        if self.label:  # (an admonition that opens with code: its label a line above it)
+            self._emit(_labelled(self.label, "") + "\n\n")
+            self.label = ""
         code = "".join(self.pre_buf).strip("\n")
         longest = max((len(m) for m in _BACKTICKS.findall(code)), default=0)
         fence = "`" * max(3, longest + 1)

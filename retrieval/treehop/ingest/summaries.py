@@ -48,6 +48,12 @@ restates what the leaves hold: the retriever routes through such a directory but
 a result slot (:func:`treehop.tree_scoring.is_result_unit`)."""
 FROM_CHILDREN = "children"
 
+_WORDLESS = re.compile(r"[^\w]{1,8}")
+"""A short first line with no letter or digit: a comment marker alone (``#``, ``//``, ``;;``,
+``/*``) opening a config file's or script's comment block, which names nothing. Why
+(helper usage87): mutt's ``examples/Mush.rc``, ``Pine.rc`` and ``Muttrc`` open ``#`` /
+``# Key bindings similar to those of MUSH`` / ``#``, and were abstracted ``#``: their folder's
+overview read ``examples: #; #; #; # From``. The title is the next line that says something."""
 _SENT_END = re.compile(r"[.!?](?=\s|$)|[。！？]")
 _README = re.compile(r"^(readme|index|overview|about)(\.[a-z0-9]+)?\Z", re.I)
 _DOCSTRING = re.compile(r"[ \t]*(?:\"\"\"|''')[ \t]*(\S.{0,300})")
@@ -221,6 +227,8 @@ def _prose_lines(text: str, kind: str, rst_fields: bool = False) -> list[str]:
         s = ln.strip()
         nxt = lines[i + 1] if i + 1 < len(lines) else ""
         skip = not s or s.startswith(("|", "<!--", "+-"))
+        if not (out or skip or structured) and _WORDLESS.fullmatch(s) is not None:
+            continue  # (plain text's comment marker alone before any text: :data:`_WORDLESS`)
         if structured and not skip:
             skip = (
                 ln[:1] in {" ", "\t"}  # indented: code, directive bodies, block quotes
@@ -339,12 +347,13 @@ def title_of(text: str, kind: str) -> str:
             return ""
         start = first.start()
         line = text[start : start + 120 * 4 + 64].partition("\n")[0].strip()
-        if adornment_char(line) is None:
+        if adornment_char(line) is None and _WORDLESS.fullmatch(line) is None:
             return _clip(line, 120)
         end = text.find("\n", start)
         end = len(text) if end < 0 else end
-        if adornment_char(text[start:end].strip()) is None:  # a longer line, not all one mark
-            return _clip(line, 120)
+        whole = text[start:end].strip()
+        if adornment_char(whole) is None and _WORDLESS.fullmatch(whole) is None:
+            return _clip(line, 120)  # (a longer line, not all one mark nor all marks)
         at = end
     return ""
 
