@@ -117,6 +117,7 @@ from .validation import (
     check_query,
     check_strings,
     check_threshold,
+    integral,
     is_blank,
     shown_value,
 )
@@ -1706,14 +1707,30 @@ class PassageIndex:
             return
         raise _unknown_targets(missing, aclient._escaped_hint(aclient.resolve(missing[0])))
 
-    async def checked_k(self, k: object, name: str, directories: bool = False) -> int:
+    async def checked_k(
+        self, k: object, name: str, directories: bool = False, zero: str = "none"
+    ) -> int:
         """``k`` checked as a search's limit (1 to :data:`MAX_LIMIT`), where a larger ``k``
         over a store holding at most ``MAX_LIMIT`` passages (nodes, with ``directories``)
         under its base means every one of them: LangChain's ``InMemoryVectorStore``, FAISS and
         Chroma answer ``k=10_000`` with all they hold, LlamaIndex's ``SimpleVectorStore`` too,
         and a caller asking for "everything" writes that. A larger store is refused with its
         size, never cut to ``MAX_LIMIT`` in silence. Counting walks the base once, only for
-        such a ``k``."""
+        such a ``k``.
+
+        A negative ``k`` is refused with what each caller takes: 1 to ``MAX_LIMIT``, more on
+        a small store, and 0 (``zero``: what the caller answers for it, before this check).
+        Why (helper attacks89; attacks88's open item): ``k=-1`` was told "between 1 and
+        1000", which ``k=0`` (``[]``, or LlamaIndex's "no limit") and ``k=10**9`` (a small
+        store whole) contradict."""
+        n = integral(k)
+        if n is not None and n < 0:
+            what = "nodes" if directories else "passages"
+            raise InvalidQueryError(
+                f"{name} must be 0 ({zero}) or a positive integer: 1 to {MAX_LIMIT}, or more "
+                f"on a store of at most {MAX_LIMIT} {what} (all of them); "
+                f"got {shown_value(k)}"
+            )
         if type(k) is not int or k <= MAX_LIMIT:
             return check_limit(k, name)
         aclient = self.aclient

@@ -28,8 +28,10 @@ only here, so the core never requires it.
 from __future__ import annotations
 
 import collections
+import dataclasses
 import functools
 import json
+import logging
 import math
 import re
 import sys
@@ -55,7 +57,7 @@ from .context_assembly import TIERS
 from .errors import SEARCH_SESSION_HINT, NotFoundError, SessionNotFoundError, TreehopError
 from .integration_kit import acheck_filter_fields
 from .models import SCORE_KIND_FUSED, FindResult, MatchedContext
-from .redaction import redact
+from .redaction import RedactingFilter, cut_text, redact, shown_name
 from .timestamps import TIMESTAMP_FIELD, shown_iso
 from .uri import shown_root
 from .validation import MAX_LIMIT
@@ -925,8 +927,11 @@ class _AnswerWatch:
     async def send(self, item: Any) -> None:
         from mcp_types import JSONRPCError, JSONRPCResponse
 
-        await self._inner.send(item)
         message = getattr(item, "message", None)
+        shown = _redacted_answer(message)
+        if shown is not message:
+            item = dataclasses.replace(item, message=shown)
+        await self._inner.send(item)
         if isinstance(message, JSONRPCResponse | JSONRPCError) and message.id is not None:
             self._gate.answered(message.id)
 
@@ -939,6 +944,72 @@ class _AnswerWatch:
 
     async def __aexit__(self, *exc: Any) -> Any:
         return await self._inner.__aexit__(*exc)
+
+
+_ERROR_CHARS = 2_000
+"""The most characters of a JSON-RPC error's ``message`` (and of a string ``data``) the server
+writes: the SDK's own refusals echo the caller's text (``Method not found`` with the method,
+``Unknown prompt: <name>``), a hostile megabyte among it."""
+
+
+def _shown_text(value: Any, limit: int | None = None) -> Any:
+    """``value`` with each string in it redacted (and cut to ``limit`` characters, a key the
+    cut runs through masked whole); other JSON values as they are."""
+    if isinstance(value, str):
+        text = redact(value)
+        return text if limit is None else cut_text(text, limit)
+    if isinstance(value, dict):
+        return {k: _shown_text(v, limit) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_shown_text(v, limit) for v in value]
+    return value
+
+
+def _redacted_answer(message: Any) -> Any:
+    """``message`` (an answer the server is about to write) with the caller's text in its
+    error redacted: a JSON-RPC error's ``message`` and ``data`` (cut to
+    :data:`_ERROR_CHARS`), a tool error's (``isError``) text; ``message`` itself when nothing
+    changed. Results that are no error are the index's own content, left as they are.
+
+    Why (helper attacks89): the stdio server's errors echoed a key the client sent where a
+    name was expected, whole: ``Method not found`` (its ``data``: the method), ``Unknown
+    prompt: <name>``, ``Unknown resource`` (``data.uri``), ``Unknown tool: <name>``, and the
+    core's ``NotFoundError`` for a ``target_uri`` / ``ls`` / ``read`` / ``tree`` URI holding
+    one (the CLI redacts every error it prints; this is the MCP server's one exit)."""
+    from mcp_types import JSONRPCError, JSONRPCResponse
+
+    if isinstance(message, JSONRPCError):
+        error = message.error
+        shown = error.model_copy(
+            update={
+                "message": _shown_text(error.message, _ERROR_CHARS),
+                "data": _shown_text(error.data, _ERROR_CHARS),
+            }
+        )
+        if shown == error:
+            return message
+        return message.model_copy(update={"error": shown})
+    if isinstance(message, JSONRPCResponse):
+        result = message.result
+        if not (isinstance(result, dict) and result.get("isError") is True):
+            return message
+        content = result.get("content")
+        shown_content = _shown_text(content)
+        if shown_content == content:
+            return message
+        return message.model_copy(update={"result": {**result, "content": shown_content}})
+    return message
+
+
+def _redact_log_handlers() -> None:
+    """A :class:`~treehop.redaction.RedactingFilter` on each handler of the root logger (the
+    ``mcp`` SDK's ``RichHandler`` on stderr, the client's server log): a filter on a logger
+    does not reach its children's records, a handler's sees every record it writes. Why
+    (helper attacks89): the SDK logs a failed handler's traceback (``Unknown prompt:
+    <name>``), a key given as the name in it."""
+    for handler in logging.getLogger().handlers:
+        if not any(isinstance(f, RedactingFilter) for f in handler.filters):
+            handler.addFilter(RedactingFilter())
 
 
 def _lowlevel(server: Any) -> Any:
@@ -1288,9 +1359,32 @@ def build_server(
         server's ``run``) with stdin read through :class:`_LineGate`; the low-level server is
         reached through :func:`_lowlevel` (private in the SDK)."""
 
+        async def call_tool(self, name: str, arguments: dict[str, Any], *rest: Any) -> Any:
+            if name not in tool_names:
+                # (the SDK's "Unknown tool: <name>" wrote the name whole: a megabyte, a key)
+                raise ToolError(
+                    f"Unknown tool: {shown_name(name)}. This server's tools: "
+                    f"{', '.join(sorted(tool_names))}"
+                )
+            return await super().call_tool(name, arguments, *rest)
+
+        async def get_prompt(self, name: str, *rest: Any) -> Any:
+            # This server has no prompts: the SDK answered a name with code 0 (its catch-all,
+            # not a JSON-RPC error code) and logged a traceback for it; the spec's answer to
+            # an unknown prompt name is Invalid params.
+            from mcp.shared.exceptions import MCPError
+            from mcp_types import INVALID_PARAMS
+
+            if name not in {p.name for p in await self.list_prompts()}:
+                raise MCPError(
+                    INVALID_PARAMS, f"Unknown prompt: {shown_name(name)}. This server has none"
+                )
+            return await super().get_prompt(name, *rest)  # pragma: no cover - none registered
+
         async def run_stdio_async(self) -> None:
             from mcp.server.stdio import stdio_server
 
+            _redact_log_handlers()
             lowlevel = _lowlevel(self)
             if lowlevel is None:  # pragma: no cover - another SDK's layout
                 await super().run_stdio_async()
@@ -1315,6 +1409,7 @@ def build_server(
                     # stdout is the client's, stderr is its server log)
                     print(f"treehop mcp: {stuck.exceptions[0]}", file=sys.stderr)
 
+    tool_names = {t.name for t in tools}
     return StdioServer(
         name="treehop",
         version=__version__,

@@ -41,8 +41,10 @@ The rule, applied in one linear pass per pattern:
    quoted-printable soft break, a JSON ``\\u002d``, an URL-encoded ``%2D``, a hard wrap
    before a digit-bearing run) is read joined (:data:`_BREAKS`, :func:`_redact_joined`) and
    masked whole, the break with it (helper attacks88). ``password: 'v'`` (an unquoted
-   secret's name, a colon and a quoted value, bare or escaped) is masked too; ``token:``
-   is not in that form (``unexpected token: '}'`` is a parser's error).
+   secret's name, a colon and a quoted value, bare or escaped) is masked too, and so is
+   ``access_token: 'v'``; a bare ``token: 'v'`` only for a value of 8+ characters with a
+   digit (``unexpected token: '}'`` is a parser's error; helper attacks89). A line break
+   before a number or a date is no wrap (:data:`_NOT_A_NUMBER`).
 
 Why a process-wide registry rather than per-client scrubbing: the places that *report* a failure
 (the retriever's rerank fallback, the intent analyzer, the session store) do not know which
@@ -62,6 +64,7 @@ import logging
 import os
 import re
 import threading
+import traceback
 import unicodedata
 from bisect import bisect_right
 from collections.abc import Callable, Iterable
@@ -118,6 +121,17 @@ digit: a key pasted after a newline or a tab (``treehop --limit $'\\nsk-proj-...
 as part of the token, and printed whole; so was ``Bearer`` after an escaped newline."""
 
 
+_TOKEN_VALUE_AHEAD = r"(?=[^\s\"',;&\\]{8})(?=[^\s\"',;&\\\d]{0,63}\d)"
+"""What a bare ``token: '...'`` 's value must look like to be masked: 8 or more value
+characters, a digit among its first 64 (each lookahead reads at most 64 characters).
+
+Why (helper attacks89; attacks88 left ``token: '...'`` as written): ``unexpected token: '}'``
+is a parser's error, and its tokens are punctuation or words (``'import'``, ``'EOF'``), but
+a credential in a YAML or a repr (``token: 'ghs1x...'``) was shown. A compound name
+(``access_token``, ``auth-token``, ``GITHUB_TOKEN``) is no parser's word: its quoted value is
+masked as ``password: '...'`` 's is, whatever it holds."""
+
+
 def _header_value(escaped: bool) -> re.Pattern[str]:
     """:data:`_HEADER_VALUE` (``escaped``: its names also right after an escape,
     :data:`_ESCAPED`) or :data:`_HEADER_VALUE_PLAIN` (only at a word boundary: the same
@@ -140,7 +154,8 @@ def _header_value(escaped: bool) -> re.Pattern[str]:
         r"|" + start("credential=") + "|" + start("signature=") + r"|\b\w*?"
         r"(?:token|secret|password|passwd|pwd|passphrase)\b"
         r"(?:\\*[\"']\s*:\s*(?:\\*[\"'])?|\s*=\s*(?:\\*[\"'])?)"
-        r"|\b\w*?(?:secret|password|passwd|pwd|passphrase)\b[ \t]*:[ \t]*\\*[\"'])"
+        r"|\b\w*?(?:secret|password|passwd|pwd|passphrase|[-_]token)\b[ \t]*:[ \t]*\\*[\"']"
+        r"|\btoken\b[ \t]*:[ \t]*\\*[\"']" + _TOKEN_VALUE_AHEAD + ")"
         r"((?:[^\s\"',;&\\]|\\\\|\\(?![\\\"']|r\\n|n[\w-]+[ \t]*:))+)"
     )
 
@@ -358,6 +373,10 @@ def redact(text: object) -> str:
     return s
 
 
+_NOT_A_NUMBER = r"(?![0-9]++(?:-[0-9]++)*+(?![A-Za-z0-9_-]))(?![0-9]{4}-[0-9]{2}-[0-9]{2})"
+"""Where a line break is read as a wrap inside a key (:data:`_BREAKS`): the next line does not
+open with a number, digit groups joined by ``-`` or an ISO date (possessive or fixed-length
+lookaheads: each reads the run once, whatever follows)."""
 _BREAKS = re.compile(
     r"[\u00ad\u180e\u200b-\u200d\u2060\ufeff]+"
     r"|\\{1,2}(?:u(?:200[B-Db-d]|2060|[Ff][Ee][Ff][Ff]|00[Aa][Dd]|180[Ee])|x[Aa][Dd])"
@@ -365,6 +384,7 @@ _BREAKS = re.compile(
     r"|%(?:25)*(2[Dd]|5[Ff])"
     r"|=(?:\r?\n|(?:\\r)?\\n)"
     r"|(?<=[A-Za-z0-9_-])(?:\r?\n|(?:\\r)?\\n)(?=[A-Za-z0-9_-]{4})(?=[A-Za-z_-]*[0-9])"
+    + _NOT_A_NUMBER
 )
 """What stands inside a key a user pasted without being part of it: zero-width and soft-hyphen
 characters (a chat client's or a word processor's, invisible), a quoted-printable soft line
@@ -380,7 +400,13 @@ key characters, and such a key was shown whole (or its tail after the break, the
 short for the shape). Why only a line break before a digit-bearing run: a key's tail is
 random (a 4-character run of it lacks a digit with odds about 1 in 2, a 10-character one
 about 1 in 10), while the first word of an ordinary next line (``Next``, ``the``) has none;
-joining every line break would mask the next line's first word after each key."""
+joining every line break would mask the next line's first word after each key. Nor before a
+number or a date: a next line that opens with a run of digits only, digit groups joined by
+``-`` (``2024``, ``555-0100``, ``2024-01-01``) or an ISO date (``2024-01-01T10:00``), as a
+log line does. Why (helper attacks89; attacks88's accepted false positive): a key at a line's
+end took the next line's date with it (``*** started`` for ``<key>\n2024-01-01 started``);
+a key's tail of that shape is about as rare as a tail of four digits ((10/64)^4). Both
+lookaheads are possessive or fixed-length: no backtracking into them."""
 
 
 def _redact_joined(s: str) -> str:
@@ -634,6 +660,14 @@ class RedactingFilter(logging.Filter):
 
     httpcore logs response headers at DEBUG level; a server that echoes the bearer token in a
     header would otherwise put the key in any application log that has DEBUG on.
+
+
+    A record's traceback is redacted too: where its text holds a secret, the redacted text
+    goes into the message and the exception leaves the record (a handler would print it
+    again from ``exc_info``, as the ``mcp`` SDK's ``RichHandler`` does, frame by frame).
+    Why (helper attacks89): ``treehop mcp`` logged a ``prompts/get`` for an unknown name with
+    the SDK's traceback, whose ``ValueError: Unknown prompt: <name>`` showed a key given as
+    the name whole on stderr, the client's server log.
     """
 
     def filter(self, record: logging.LogRecord) -> bool:
@@ -644,6 +678,15 @@ class RedactingFilter(logging.Filter):
         clean = redact(message)
         if clean != message:
             record.msg, record.args = clean, None
+        if record.exc_info and record.exc_info[1] is not None:
+            try:
+                trace = "".join(traceback.format_exception(*record.exc_info))
+            except Exception:  # (an exception whose str raises: the handler's own problem)
+                return True
+            shown = redact(trace)
+            if shown != trace:
+                record.msg, record.args = f"{clean}\n{shown.rstrip()}", None
+                record.exc_info, record.exc_text = None, None
         return True
 
 

@@ -55,7 +55,7 @@ from .errors import (
     TreehopError,
 )
 from .llm.base import LLM, ChatMessage
-from .redaction import redact
+from .redaction import shown_name
 from .stores._filelock import aholding_key, holding_key, holding_named
 from .stores.base import RecoveryRecord
 from .uri import validate_user
@@ -790,9 +790,15 @@ def _unreadable(session_id: str, exc: ValidationError) -> IndexCorruptError:
 
 
 def _no_session(session_id: object) -> str:
-    """One message for a missing id and another user's id (no existence oracle)."""
-    shown = session_id[:40] if isinstance(session_id, str) else type(session_id).__name__
-    return f"no session {redact(shown)!r}"
+    """One message for a missing id and another user's id (no existence oracle).
+
+    Cut with :func:`~treehop.redaction.shown_name` (a key the cut runs through masked whole).
+    Why (helper attacks89): the id was cut to 40 characters, then redacted, so a key given
+    after a prefix (``viking://resources/sk-proj-...``) was cut to a head too short for its
+    vendor's shape, and 21 of its characters were shown (``treehop mcp``'s ``search``)."""
+    if not isinstance(session_id, str):
+        return f"no session {type(session_id).__name__!r}"
+    return f"no session {shown_name(session_id, 40)}"
 
 
 def _has_lone_surrogate(text: str) -> bool:

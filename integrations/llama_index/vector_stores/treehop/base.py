@@ -670,6 +670,7 @@ class TreehopVectorStore(kit.IndexedStore, BasePydanticVectorStore):
                 top_k,
                 "similarity_top_k",
                 bool(per_query.get("include_directories", self.include_directories)),
+                zero="as many as one search returns; None too",
             )
         )
         mmr = mode is VectorStoreQueryMode.MMR
