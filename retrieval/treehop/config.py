@@ -385,8 +385,10 @@ class RetrievalConfig(ConfigModel):
     the window's lift, past chunks their own evidence did not pass (issue 33, stop 75,
     helper quality81); with the cap a window carries a neighbour's evidence to a chunk but
     never ranks it above every chunk it is made of. ``None``: the module default
-    :data:`treehop.chunk_window.QUESTION_WINDOW_EARNED` (off). Measured on the dev halves:
-    bench/README.md, "(helper quality82)"."""
+    :data:`treehop.chunk_window.QUESTION_WINDOW_EARNED` (off). Off: on 15 dev halves (the
+    nine + 6 untuned, 849 questions) ctx@1000 +0.0018 (-0.0112..+0.0152), nDCG@10 -0.0113
+    (-0.0200..-0.0025); the nine nDCG@10 -0.0183: the cap removes the spread answers the
+    window is for (bench/README.md, "(helper quality82)")."""
     question_document_penalty: float = Field(default=0.02, ge=0.0, le=1.0)
     """For a question-shaped query over documents: each further slot of a document gives up
     this much (times the query's dense weight) per slot of the same document above it, and
