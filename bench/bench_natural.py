@@ -271,6 +271,12 @@ ROWS: tuple[Row, ...] = (
         config={"question_weight_max": True},
     ),
     Row(
+        "find-earned",
+        "find question_window_earned=True (window lift capped at its chunks' own)",
+        "find",
+        config={"question_window_earned": True},
+    ),
+    Row(
         "find-no-sentence-slots",
         "find - sentence passages",
         "find",

@@ -172,3 +172,56 @@ def weight_max_scores(
     lex = (f - weight * d) / (1.0 - weight)
     out: npt.NDArray[np.float64] = np.maximum(f, other * d + (1.0 - other) * lex)
     return out
+
+
+QUESTION_WINDOW_EARNED = False
+"""The module default of :attr:`~treehop.config.RetrievalConfig.question_window_earned` (read
+where that setting is ``None``): off. A non-bool here is refused at the first find that reads
+it (:func:`window_earned_on`)."""
+
+
+def window_earned_on(setting: bool | None) -> bool:
+    """``question_window_earned`` as a find reads it: the setting, or the module default
+    :data:`QUESTION_WINDOW_EARNED` where it is ``None``; a module default that is not a
+    ``bool`` raises :class:`~treehop.errors.InvalidConfigError`."""
+    if setting is not None:
+        return setting
+    got = QUESTION_WINDOW_EARNED
+    if not isinstance(got, bool):
+        raise InvalidConfigError(
+            "treehop.chunk_window.QUESTION_WINDOW_EARNED must be True or False, "
+            f"got {type(got).__name__}"
+        )
+    return got
+
+
+def unit_cosines(
+    query: npt.NDArray[np.floating], vectors: npt.NDArray[np.floating]
+) -> npt.NDArray[np.float64]:
+    """Each row's cosine with ``query`` (rows and query L2-normalised first, as
+    :func:`window_gains` reads them)."""
+    v = np.asarray(vectors, dtype=np.float32)
+    v = v / np.maximum(np.sqrt(np.einsum("ij,ij->i", v, v)), 1e-12)[:, None]
+    q = np.asarray(query, dtype=np.float32).reshape(-1)
+    q = q / max(float(np.sqrt(q @ q)), 1e-12)
+    out: npt.NDArray[np.float64] = (v @ q).astype(np.float64)
+    return out
+
+
+def earned_lifts(
+    lifts: npt.ArrayLike,
+    scores: npt.ArrayLike,
+    prev_earned: npt.ArrayLike,
+    next_earned: npt.ArrayLike,
+) -> npt.NDArray[np.float64]:
+    """``question_window_earned``: per chunk, its window lift (``lifts``, on the score's
+    scale) capped so that the lifted score is at most the best score a chunk of its window
+    earns on its own: ``min(lift, max(0, max(prev, next) - score))`` (``-inf``: no such
+    neighbour). A window then ranks a chunk beside a neighbour that earns more alone (the
+    neighbour's evidence carried to it), never above every chunk it is made of. Never
+    raises a lift, never below 0."""
+    lift = np.asarray(lifts, dtype=np.float64)
+    best = np.maximum(np.asarray(prev_earned, dtype=np.float64), next_earned)
+    room = np.maximum(best - np.asarray(scores, dtype=np.float64), 0.0)
+    out: npt.NDArray[np.float64] = np.maximum(np.minimum(lift, room), 0.0)
+    return out

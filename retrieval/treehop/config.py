@@ -376,6 +376,19 @@ class RetrievalConfig(ConfigModel):
     (-0.0547..-0.0183, 10 / 29); with 4 untuned sets (827) -0.0174 / -0.0183, both intervals
     below zero: the lexical chunks it raises pass more answers than they are
     (bench/README.md, "(helper quality81)")."""
+    question_window_earned: bool | None = None
+    """For a question-shaped query over documents with ``question_chunk_window``: a chunk's
+    window lift is capped so that it scores at most what a chunk of its window (its previous
+    or next chunk) earns alone: a collected neighbour its score before the window, another
+    its cosine times the query's dense weight (:func:`treehop.chunk_window.earned_lifts`).
+    Why: 9 of the 27 slots find() ranked above a 1,000-token loss's answer got there only by
+    the window's lift, past chunks their own evidence did not pass (issue 33, stop 75,
+    helper quality81); with the cap a window carries a neighbour's evidence to a chunk but
+    never ranks it above every chunk it is made of. ``None``: the module default
+    :data:`treehop.chunk_window.QUESTION_WINDOW_EARNED` (off). Off: on 15 dev halves (the
+    nine + 6 untuned, 849 questions) ctx@1000 +0.0018 (-0.0112..+0.0152), nDCG@10 -0.0113
+    (-0.0200..-0.0025); the nine nDCG@10 -0.0183: the cap removes the spread answers the
+    window is for (bench/README.md, "(helper quality82)")."""
     question_document_penalty: float = Field(default=0.02, ge=0.0, le=1.0)
     """For a question-shaped query over documents: each further slot of a document gives up
     this much (times the query's dense weight) per slot of the same document above it, and

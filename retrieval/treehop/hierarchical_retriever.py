@@ -46,10 +46,13 @@ from ._sync import on_caller_loop
 from .batched_context import collector_paused, retrieve_in_phases
 from .chunk_window import (
     WINDOW_POOL,
+    earned_lifts,
     neighbour_uris,
     spread_over_documents,
+    unit_cosines,
     weight_max_on,
     weight_max_scores,
+    window_earned_on,
     window_gains,
 )
 from .config import RetrievalConfig, StopRule
@@ -1107,10 +1110,48 @@ class HierarchicalRetriever:
             return
         gains = np.zeros(len(cands))
         gains[ok] = window_gains(q.req.vector, vectors, own[ok], prev[ok], nxt[ok])
-        for i in np.flatnonzero(gains > 0).tolist():
+        lifts = q.dense_weight * gains
+        lifted = gains > 0
+        if window_earned_on(self.config.question_window_earned):
+            lifts = self._earned(q, state, cands, uris, at, near, vectors, lifts)
+            lifted = lifts > 0
+        for i in np.flatnonzero(lifted).tolist():
             c = cands[i]
             q.unlifted[c.uri] = c.final
-            c.final = score_of(c.final.vec + q.dense_weight * float(gains[i]), c.final.rr)
+            c.final = score_of(c.final.vec + float(lifts[i]), c.final.rr)
+
+    @staticmethod
+    def _earned(
+        q: _Query,
+        state: Descent,
+        cands: list[Candidate],
+        uris: list[str],
+        at: npt.NDArray[np.int64],
+        near: list[tuple[str, ...]],
+        vectors: npt.NDArray[np.floating],
+        lifts: npt.NDArray[np.float64],
+    ) -> npt.NDArray[np.float64]:
+        """``question_window_earned``: each chunk's window lift capped at what a chunk of its
+        window earns alone (:func:`~treehop.chunk_window.earned_lifts`). A neighbour the
+        descent collected earns its score before the window (its fusion of cosine and BM25);
+        one it did not collect earns the dense part of a fusion, the query's dense weight
+        times its cosine (the least its fusion could be). A neighbour whose vector is gone
+        earns nothing."""
+        cos = unit_cosines(q.req.vector, vectors)
+        earned = np.full(len(uris), -np.inf)
+        for j, u in enumerate(uris):
+            if at[j] < 0:
+                continue
+            c = state.collected.by_uri.get(u)
+            if c is not None and c.is_leaf:
+                earned[j] = c.final.vec
+            else:
+                earned[j] = q.dense_weight * float(cos[at[j]])
+        row = {u: j for j, u in enumerate(uris)}
+        prev = np.array([earned[row[n[0]]] if len(n) == 2 else -np.inf for n in near])
+        nxt = np.array([earned[row[n[-1]]] if n else -np.inf for n in near])
+        scores = np.array([c.final.vec for c in cands], dtype=np.float64)
+        return earned_lifts(lifts, scores, prev, nxt)
 
     @staticmethod
     def _unlift(groups: list[list[Candidate]], unlifted: Mapping[str, Score]) -> None:
