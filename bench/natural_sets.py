@@ -548,6 +548,12 @@ change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py
   heading rule unchanged (:func:`split_gmsh_faq`), beside the manual's front matter, chapters
   1-9 and the compiling appendix (:func:`gmsh_faq_set`). Built in stop 76 and measured once:
   an untuned check (helper heldout98).
+* ``hwloc-faq``: hwloc's FAQ (Debian ``libhwloc-doc``, the Doxygen user guide's page
+  "Frequently Asked Questions (FAQ)": ~31 ``<h2>`` questions in five ``<h1>`` sections):
+  Doxygen's page reader and Django's heading rule unchanged, the section titles kept
+  (:func:`split_hwloc_faq`), beside the guide's other pages its "Related Pages" index
+  lists (:func:`hwloc_faq_set`). Built in stop 76 and measured once: an untuned check
+  (helper heldout99).
 * ``xboard-faq``: XBoard and WinBoard's FAQ (Debian ``xboard``, ``FAQ.html``: hand-written
   HTML, ~60 labelled ``<h3>`` questions under four ``<h2>`` groups): every question and the
   contents lists deleted (:func:`split_xboard_faq`), beside the engine protocol page, the
@@ -725,6 +731,7 @@ HELD_OUT_SETS = (
     "apache-ssl-faq",
     "zlib-faq",
     "gmsh-faq",
+    "hwloc-faq",
 )
 """Natural-question sets that no screening script reads by default (``--sets`` names them):
 measured once per change as an untuned check of whether a method chosen on the sets above
@@ -16122,6 +16129,95 @@ def gmsh_faq_set() -> NaturalSet:
     )
 
 
+# --------------------------------------------------------------------------------------
+# The FAQ page of a Doxygen-built user guide, <h1> sections over <h2> questions (hwloc),
+# read by Doxygen's page reader and Django's heading rule, the section titles kept
+# --------------------------------------------------------------------------------------
+
+HWLOC_PACKAGE = "libhwloc-doc"
+HWLOC_DOC = "usr/share/doc/libhwloc-dev/html"
+HWLOC_PAGES = "pages.html"
+"""Doxygen's "Related Pages" index: the user guide's pages, the FAQ among them, in the
+guide's order (the API reference's module, struct and file pages are not listed there)."""
+HWLOC_FAQ_TITLE = "Frequently Asked Questions (FAQ)"
+_HWLOC_PAGE_LINK = re.compile(r'<a class="el" href="([^"/#]+\.html)" target="_self">(.*?)</a>')
+_HWLOC_SECTION = re.compile(r"<h1>(.*?)</h1>", re.S)
+
+
+def hwloc_guide_pages(index_html: str) -> list[tuple[str, str]]:
+    """[(file, title)] of a Doxygen ``pages.html`` ("Related Pages"), in its order, a file
+    listed twice taken once."""
+    out: dict[str, str] = {}
+    for m in _HWLOC_PAGE_LINK.finditer(index_html):
+        out.setdefault(m.group(1), html_text(m.group(2)))
+    return list(out.items())
+
+
+def split_hwloc_faq(page_html: str) -> tuple[str, list[tuple[str, str, str]]]:
+    """hwloc's FAQ page (Doxygen HTML) -> (the page as markdown without its questions,
+    [(id, question, answer)]). Doxygen's page reader unchanged
+    (:func:`doxygen_page_markdown`: the text block only, titled by the page's title, its
+    ``<h1>`` sections at ``##``), so the ``<h2>`` questions are ``##`` too; then Django's
+    heading rule unchanged at level 2 (:func:`split_heading_questions`) with the ``<h1>``
+    section titles ("Concepts", "Caveats") as topics: kept, in no answer. Every ``<h2>``
+    with text under it asks, its answer the text up to the next heading. Ids are the
+    questions' slugs, a repeat ``-2``."""
+    block = _DOXYGEN_TEXT.search(page_html)
+    sections = {html_text(s) for s in _HWLOC_SECTION.findall(block.group(1) if block else "")}
+    text, pairs = split_heading_questions(
+        doxygen_page_markdown(page_html), 2, topic=lambda _depth, title: title in sections
+    )
+    seen: dict[str, int] = {}
+    return text, [(_repeat_id(seen, _slug(q)), q, a) for q, a in pairs]
+
+
+def hwloc_faq_set() -> NaturalSet:
+    """hwloc's FAQ (Debian ``libhwloc-doc``, the Doxygen user guide under
+    ``usr/share/doc/libhwloc-dev/html``: the page "Frequently Asked Questions (FAQ)", five
+    ``<h1>`` sections of ~31 ``<h2>`` questions) with every question deleted
+    (:func:`split_hwloc_faq`), beside the guide's other pages as its "Related Pages" index
+    lists them (:func:`hwloc_guide_pages`; each read by :func:`doxygen_page_markdown`, one
+    file a page, ``<slug of its title>.md``). The API reference (modules, structs, files,
+    sources), the index pages, images, changelog and copyright are out. Entries whose
+    answer is under :data:`MIN_ANSWER_WORDS` words are left out and named. Built in stop 76
+    and measured once, with no change to the retriever: an untuned check (helper
+    heldout99)."""
+    root, doc, index_path = _packaged_doc(HWLOC_PACKAGE, HWLOC_DOC, HWLOC_PAGES)
+    pages = hwloc_guide_pages(_doc_text(index_path, "utf-8"))
+    faq = [name for name, title in pages if title == HWLOC_FAQ_TITLE]
+    if len(faq) != 1:
+        raise FileNotFoundError(f"no page {HWLOC_FAQ_TITLE!r} listed in {index_path}")
+    files: dict[str, str] = {}
+    qa: list[tuple[str, str, str]] = []
+    faq_rel = ""
+    for name, title in pages:
+        page_html = _doc_text(doc / name, "utf-8")
+        rel = f"{_slug(title)}.md"
+        if name == faq[0]:
+            files[rel], qa = split_hwloc_faq(page_html)
+            faq_rel = rel
+        else:
+            files[rel] = doxygen_page_markdown(page_html)
+    if not qa:
+        raise FileNotFoundError(f"no FAQ questions in {doc / faq[0]}")
+    asked = _faq_questions("hwloc-faq", qa, faq_rel)
+    return _judged_package_set(
+        "hwloc-faq",
+        root,
+        files,
+        asked,
+        lambda version, unjudged: (
+            f"hwloc FAQ from {HWLOC_PACKAGE} {version} ({faq[0]}, Doxygen-generated: "
+            f"{len(qa)} <h2> questions in <h1> sections, deleted by Django's heading rule at "
+            f"level 2, the section titles kept) + the user guide's other {len(files) - 1} "
+            f"pages listed in {HWLOC_PAGES}, one file a page (the API reference, indexes, "
+            "images, changelog and copyright out); answer = the text under a question up to "
+            f"the next heading; left out, answer under {MIN_ANSWER_WORDS} words: "
+            f"{' | '.join(unjudged) or 'none'}"
+        ),
+    )
+
+
 BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "django-faq": lambda emb: django_faq_set(),
     "gitfaq": lambda emb: gitfaq_set(),
@@ -16233,6 +16329,7 @@ BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "apache-ssl-faq": lambda emb: apache_ssl_faq_set(),
     "zlib-faq": lambda emb: zlib_faq_set(),
     "gmsh-faq": lambda emb: gmsh_faq_set(),
+    "hwloc-faq": lambda emb: hwloc_faq_set(),
     "cranfield": cranfield_set,
     "pytest-derived": lambda emb: pytest_derived_set(),
 }
