@@ -460,9 +460,7 @@ _RST_UNSHOWN_DIRECTIVE = re.compile(
 _RST_SHOWN_FIELDS = frozenset({"abstract", "dedication"})
 _RST_EXPLICIT = re.compile(r"\.\.(?:[ \t]|$)")
 """An explicit markup start: ``..`` then whitespace or the line's end."""
-_RST_NOT_COMMENT = re.compile(
-    r"\.\.[ \t]+(?:[_\[|]|[\w.+-]+(?::[\w.+-]+)*::(?:[ \t]|$))"
-)
+_RST_NOT_COMMENT = re.compile(r"\.\.[ \t]+(?:[_\[|]|[\w.+-]+(?::[\w.+-]+)*::(?:[ \t]|$))")
 """What an explicit markup start opens when it is no comment: a target (``.. _x:``), a
 footnote or citation (``.. [1]``), a substitution (``.. |x| image::``) or a directive
 (``.. note::``, ``.. py:function::``). The name's parts exclude the colon, so the pattern
@@ -549,7 +547,11 @@ def rst_unshown_out(lines: list[str]) -> list[str]:
         after_blank = not out or not out[-1].strip()
         if line[:2] == ".." and _RST_EXPLICIT.match(line):
             if line.strip() == ".." and (i + 1 >= n or not lines[i + 1].strip()):
-                i += 1  # an empty comment (it ends a list or a quote): no text
+                # an empty comment (it ends a list or a quote): no text, and after a blank
+                # line its blank lines go with it (an indented block after them is a quote)
+                i += 1
+                while after_blank and i < n and not lines[i].strip():
+                    i += 1
                 continue
             if (
                 _RST_UNSHOWN_DIRECTIVE.match(line)
