@@ -95,7 +95,9 @@ def test_docutils_faq_shape_comments_before_an_overlined_title() -> None:
     out = "\n".join(markup.rst_unshown_out(text.split("\n")))
     assert "$Revision" not in out and ":Web site:" not in out and ".. contents::" not in out
     assert ":local:" not in out and ".. sectnum::" not in out
-    assert "This is a work in progress." in out and "NOTE TO MAINTAINERS" in out
+    assert "This is a work in progress." in out
+    # the comments are no text either since helper ingest76 (docutils never shows them)
+    assert "NOTE TO MAINTAINERS" not in out and "coding: utf-8" not in out
     summary = ExtractiveSummarizer().summarize_file("FAQ.txt", text, "rst")[0]
     assert summary == "Docutils FAQ (Notes): This is a work in progress."
 

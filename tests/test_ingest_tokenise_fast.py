@@ -164,10 +164,19 @@ def _old_title_of(text: str, kind: str) -> str:
 
 def _old_summarize_file(name: str, text: str, kind: str) -> tuple[str, str]:
     outline: list[str] = []
+    commented = False
     if kind in {"markdown", "html", "rst"}:
         doc = parse(text, kind)
         title = doc.title or _old_title_of(text, "text")
         outline = doc.headings
+    elif (
+        kind == "text"
+        and text.lstrip().startswith("#")
+        and (comments := summaries._opening_comments(text)) is not None
+    ):
+        # a plain text opening with # comment lines: read without the marks, under the
+        # file's name (helper ingest76, ``summaries.COMMENT_BLOCKS_READ``)
+        title, text, commented = "", comments, True
     else:
         title = _old_title_of(text, kind)
         if kind == "code":
@@ -177,7 +186,8 @@ def _old_summarize_file(name: str, text: str, kind: str) -> tuple[str, str]:
                     outline.append(m.group(1))
     sent = _old_first_sentence(text, kind)
     head = title or summaries.humanize(name)
-    abstract = head if sent.startswith(head) else f"{head}: {sent}" if sent else head
+    opens = sent.startswith(head) and not commented
+    abstract = head if opens else f"{head}: {sent}" if sent else head
     overview = abstract
     if outline:
         overview += "\nContents: " + "; ".join(dict.fromkeys(outline[:400]))

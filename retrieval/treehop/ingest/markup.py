@@ -458,6 +458,64 @@ _RST_UNSHOWN_DIRECTIVE = re.compile(
     r"\.\.[ \t]+(?:meta|contents|sectnum|section-numbering)::(?:[ \t]|$)", re.I
 )
 _RST_SHOWN_FIELDS = frozenset({"abstract", "dedication"})
+_RST_EXPLICIT = re.compile(r"\.\.(?:[ \t]|$)")
+"""An explicit markup start: ``..`` then whitespace or the line's end."""
+_RST_NOT_COMMENT = re.compile(r"\.\.[ \t]+(?:[_\[|]|[\w.+-]+(?::[\w.+-]+)*::(?:[ \t]|$))")
+"""What an explicit markup start opens when it is no comment: a target (``.. _x:``), a
+footnote or citation (``.. [1]``), a substitution (``.. |x| image::``) or a directive
+(``.. note::``, ``.. py:function::``). The name's parts exclude the colon, so the pattern
+reads a line once. Anything else after ``..`` is a comment (docutils' rule)."""
+_RST_INCLUDE = re.compile(r"\.\.[ \t]+include::(?:[ \t]|$)", re.I)
+"""``.. include:: ../header.txt``: docutils shows the named file's text in its place, which
+a reader of this file does not have; the line itself is never shown."""
+
+
+def _rst_title_style(lines: list[str], i: int) -> tuple[str, bool] | None:
+    """The adornment style (character, overlined) of a section title at ``lines[i]``
+    (its overline, or its text over an underline), else None; :func:`_parse_rst`'s rule
+    without the blank line before it. Constant time."""
+    n = len(lines)
+    line = lines[i]
+    ch = adornment_char(line)
+    if ch is not None:
+        if (
+            i + 2 < n
+            and lines[i + 1].strip()
+            and adornment_char(lines[i + 1]) is None
+            and lines[i + 2].rstrip() == line.rstrip()
+            and len(line.rstrip()) >= len(lines[i + 1].strip())
+        ):
+            return ch, True
+        return None
+    if (
+        line.strip()
+        and line[0] not in " \t"
+        and i + 1 < n
+        and (under := adornment_char(lines[i + 1])) is not None
+        and len(lines[i + 1].rstrip()) >= len(line.rstrip())
+        and (i == 0 or adornment_char(lines[i - 1]) is None)
+    ):
+        return under, False
+    return None
+
+
+def _first_title_is_the_documents(lines: list[str]) -> bool:
+    """Whether the first section title is the document's title: no later title has its
+    adornment style (docutils promotes a lone top-level section's title to the document's;
+    with two or more top-level sections there is no document title, and a field list under
+    the first one is that section's text, not the docinfo). One pass."""
+    first: tuple[str, bool] | None = None
+    for i in range(len(lines)):
+        if lines[i][:1] in {"", " ", "\t"}:
+            continue
+        style = _rst_title_style(lines, i)
+        if style is None:
+            continue
+        if first is None:
+            first = style
+        elif style == first:
+            return False
+    return True
 
 
 def _indented_end(lines: list[str], i: int, blanks: bool = False) -> int:
@@ -482,12 +540,30 @@ def rst_unshown_out(lines: list[str]) -> list[str]:
     out: list[str] = []
     n, i = len(lines), 0
     docinfo = True
+    titled = False  # a section title met (a docinfo after it only under the document's)
+    documents: bool | None = None  # whether that title is the document's (read once)
     while i < n:
         line = lines[i]
         after_blank = not out or not out[-1].strip()
-        if line[:2] == ".." and _RST_UNSHOWN_DIRECTIVE.match(line):
-            i = _indented_end(lines, i + 1, after_blank)
-            continue
+        if line[:2] == ".." and _RST_EXPLICIT.match(line):
+            if line.strip() == ".." and (i + 1 >= n or not lines[i + 1].strip()):
+                # an empty comment (it ends a list or a quote): no text, and after a blank
+                # line its blank lines go with it (an indented block after them is a quote)
+                i += 1
+                while after_blank and i < n and not lines[i].strip():
+                    i += 1
+                continue
+            if (
+                _RST_UNSHOWN_DIRECTIVE.match(line)
+                or _RST_INCLUDE.match(line)
+                or not _RST_NOT_COMMENT.match(line)
+            ):
+                i = _indented_end(lines, i + 1, after_blank)
+                continue
+        if docinfo and line[:1] == ":" and titled:
+            if documents is None:
+                documents = _first_title_is_the_documents(lines)
+            docinfo = documents
         if docinfo and line[:1] == ":" and (field := _RST_FIELD_LINE.match(line)):
             shown = field.group(1).strip().lower() in _RST_SHOWN_FIELDS
             end = _indented_end(lines, i + 1, after_blank and not shown)
@@ -504,6 +580,8 @@ def rst_unshown_out(lines: list[str]) -> list[str]:
             nxt = lines[i + 1] if i + 1 < n else ""
             if adornment_char(line) is None and adornment_char(nxt) is None:
                 docinfo = False  # body text: a field list from here on is shown
+            else:
+                titled = True
         out.append(line)
         i += 1
     return out

@@ -98,6 +98,30 @@ _LABEL_TOKEN = re.compile(
 a period or parenthesis: a bare ``3.1`` or ``2021`` heading (a version, a year) or ``XML`` or
 a spaced-out ``F A Q`` title is a name, not a label. Parts are joined by a mandatory
 separator, so a failed match backtracks over a few characters only."""
+_VERSION_NOTE = re.compile(
+    r"[ \t*_`]*(?:(?:New|Added|Changed) in version|Deprecated since version)[ \t]+"
+    r"(\S{1,40})(?=\s|$)"
+)
+"""A Sphinx version note with no text of its own, as Sphinx writes it (``versionadded``: "New
+in version 2.0." / "Added in version 2.0.", ``versionchanged``: "Changed in version 2.2.",
+``deprecated``: "Deprecated since version 3.0."): when a text opens with one, that is the
+note's sentence, not the page's (Flask's ``async-await.html`` was abstracted ``Using async
+and await: New in version 2.0.``; helper usage86's count, fixed by helper ingest76). A note
+whose version is followed by its own text ("Changed in version 1.4: Session transaction
+management has been revised ...") says something of the page and is kept. Each bare
+note before the first other sentence is skipped (:func:`_past_version_notes`)."""
+VERSION_NOTES_SKIPPED = True
+"""Whether a first sentence skips the Sphinx version notes that open a text
+(:data:`_VERSION_NOTE`); off only to measure what it changed."""
+COMMENT_BLOCKS_READ = True
+"""Whether a plain text that opens with a block of ``#`` comment lines (a configuration
+example, a script: nginx's ``examples/http``, Apache's ``cgi-examples/printenv``) is
+summarised from that block's words, the comment marks and rule lines (``##``, ``#####``)
+left out, under the file's name: its abstract was ``# File:: # File: # http #
+Description: # This file is meant ...`` (31 files of Debian's nginx / apache2
+documentation; helper ingest75's count, fixed by helper ingest76). See
+:func:`_opening_comments`."""
+_COMMENT_PROBE_LINES = 400
 _LEAD_IN_ENDS = frozenset(".!?:;。！？")
 """A plain-text heading ending so already ends (or leads into) what follows it."""
 _LABEL_CHARS = 40
@@ -259,6 +283,44 @@ def _prose_lines(text: str, kind: str, rst_fields: bool = False) -> list[str]:
     return out
 
 
+def _past_version_notes(body: str) -> str:
+    """``body`` from its first sentence that is no bare Sphinx version note
+    (:data:`_VERSION_NOTE`), or "" when it holds nothing else. Each note is matched where
+    the last one ended, over a bounded token: one pass."""
+    start = 0
+    while (note := _VERSION_NOTE.match(body, start)) is not None:
+        if not note.group(1).rstrip("*_`").endswith("."):
+            break  # the note goes on with its own text
+        start = note.end()
+    return body[start:].lstrip() if start else body
+
+
+def _opening_comments(text: str) -> str | None:
+    """The words of the ``#`` comment lines a plain text opens with (blank lines before and
+    among them, and a ``#!`` interpreter line, skipped), one line each, the marks and the
+    spaces after them left out (a line of marks only, ``##``, becomes blank); None unless
+    at least two such lines hold words. Reads at most :data:`_COMMENT_PROBE_LINES` lines."""
+    out: list[str] = []
+    worded = 0
+    for i, ln in enumerate(text.split("\n", _COMMENT_PROBE_LINES)[:_COMMENT_PROBE_LINES]):
+        s = ln.strip()
+        if not s:
+            out.append("")
+            continue
+        if s[0] != "#":
+            break
+        if i == 0 and s.startswith("#!"):
+            out.append("")  # a script's interpreter line
+            continue
+        words = s.lstrip("#").strip()
+        if words and adornment_char(words) is None:
+            worded += 1
+            out.append(words)
+        else:
+            out.append("")
+    return "\n".join(out) if worded >= 2 else None
+
+
 def is_label(text: str) -> bool:
     """True when ``text`` is only enumeration labels (:data:`_LABEL_TOKEN`): ``3.4.``,
     ``IV.``, ``Q12.``, ``1. 2.``.
@@ -302,6 +364,8 @@ def first_sentence(text: str, kind: str = "markdown", as_read: bool = False) -> 
     # ``URL Redirection: :Author: Jan Kneschke :Date: ...`` was 29 of lighttpd's 34)
     fields = as_read or markup.RST_UNSHOWN_DROPPED
     body = " ".join(_prose_lines(text, kind, rst_fields=fields))[:SENTENCE_PROBE_CHARS]
+    if VERSION_NOTES_SKIPPED:
+        body = _past_version_notes(body)
     marks: re.Pattern[str] | None = _MARKUP_CHARS
     if as_read:
         marks = _READER_MARKS if kind in _STRUCTURED else None
@@ -420,6 +484,7 @@ class ExtractiveSummarizer:
     def summarize_file(self, name: str, text: str, kind: str) -> tuple[str, str]:
         outline: list[str] = []
         headed = False  # the title is a heading's, which the first sentence skips
+        commented = False  # a commented configuration or script, named by its file name
         if kind in {"markdown", "html"} and not could_have_heading(text):
             title = title_of(text, "text")  # what the parse below would come to
         elif kind in {"markdown", "html", "rst"}:
@@ -427,6 +492,16 @@ class ExtractiveSummarizer:
             title = doc.title or title_of(text, "text")
             headed = bool(doc.title)
             outline = doc.headings
+        elif (
+            kind == "text"
+            and COMMENT_BLOCKS_READ
+            and (lead := _NON_SPACE.search(text)) is not None
+            and text[lead.start()] == "#"
+            and (comments := _opening_comments(text)) is not None
+        ):
+            # A commented configuration or script: no line of it is a title, and its
+            # words are in its comments.
+            title, text, commented = "", comments, True
         else:
             title = title_of(text, kind)
             if kind == "code":
@@ -448,6 +523,7 @@ class ExtractiveSummarizer:
         # (a heading's title opens the sentence only as a whole word: ``Go`` over "Google
         # makes it." is no sentence naming its subject, and both are kept; helper review75)
         opens = sent.startswith(head) if not headed else opens_with(sent, head)
+        opens = opens and not commented  # (the name is no line of the text)
         abstract = f"{head}: {sent}" if sent and not opens else sent if sent and headed else head
         if not outline and len(abstract) <= ABSTRACT_CHARS * 4 + 64:
             # The overview is the abstract, and both clips read all of it: collapse its

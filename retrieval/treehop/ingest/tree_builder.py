@@ -318,14 +318,31 @@ class TreeBuilder:
         return abstract
 
 
+LEAF_RULES_DROPPED = True
+"""Whether a reST or plain-text page short enough to be one node loses its rule lines: an
+unindented line of one punctuation character repeated (``=====``, ``-----``, ``#####``:
+:func:`markup.adornment_char`), a title's over- or underline or a drawn separator. Its
+chunks never held them (the chunker reads a title's adornment as the heading and a
+passage's text has none), but the one node's text did: it is embedded and BM25-indexed,
+and 22 one-node files of Debian's lighttpd / docutils / nginx / apache2 documentation
+carried them (helper ingest75's count; fixed by helper ingest76). Indented lines (a
+literal block's, a table's) are kept."""
+
+
 def _leaf_text(text: str, kind: str) -> str:
     """A page short enough to be one node, as its chunks would read: a converted page's
     escapes taken back, a reST page without the lines it does not show (docinfo, ``meta`` /
-    ``contents`` directives: :func:`markup.rst_unshown_out`)."""
+    ``contents`` directives, comments: :func:`markup.rst_unshown_out`), a reST or plain
+    text page without its rule lines (:data:`LEAF_RULES_DROPPED`)."""
     if kind == "html":
         return unescape_converted(text).strip()
     if kind == "rst" and markup.RST_UNSHOWN_DROPPED:
-        return "\n".join(markup.rst_unshown_out(text.replace("\r\n", "\n").split("\n"))).strip()
+        text = "\n".join(markup.rst_unshown_out(text.replace("\r\n", "\n").split("\n")))
+    if kind in {"rst", "text"} and LEAF_RULES_DROPPED:
+        lines = text.split("\n")
+        kept = [ln for ln in lines if markup.adornment_char(ln) is None]
+        if len(kept) < len(lines):
+            text = "\n".join(kept)
     return text.strip()
 
 
