@@ -156,6 +156,12 @@ def weight_max_on(setting: bool | None) -> bool:
     return got
 
 
+LEXICAL_SHARE_MIN = 1e-6
+"""The least lexical share ``1 - weight`` of a fused score that :func:`weight_max_scores`
+reads the lexical part back from: below it the division multiplies float64's rounding
+(~1e-16) past 1e-10, so the blend is treated as dense only."""
+
+
 def weight_max_scores(
     fused: npt.ArrayLike, dense: npt.ArrayLike, weight: float, other: float
 ) -> npt.NDArray[np.float64]:
@@ -163,10 +169,12 @@ def weight_max_scores(
     blended it: ``weight * dense + (1 - weight) * lexical``) and its fusion of the same two
     scores at ``other`` (``question_weight_max``). The lexical part is read back from the
     two it was blended from, ``(fused - weight * dense) / (1 - weight)``, so no second search
-    is needed. A weight of 1 (dense only: no lexical part to read) or ``other`` not below
-    ``weight`` returns ``fused`` unchanged; the max never lowers a score."""
+    is needed. A weight of 1 (dense only: no lexical part to read), a weight within
+    :data:`LEXICAL_SHARE_MIN` of 1 (the read-back divides the float's rounding by ``1 -
+    weight``: at ``1 - 1e-16`` a lexical score of 1.0 came back as 0.5) or ``other`` not
+    below ``weight`` returns ``fused`` unchanged; the max never lowers a score."""
     f = np.asarray(fused, dtype=np.float64)
-    if weight >= 1.0 or other >= weight:
+    if 1.0 - weight < LEXICAL_SHARE_MIN or other >= weight:
         return f.copy()
     d = np.asarray(dense, dtype=np.float64)
     lex = (f - weight * d) / (1.0 - weight)
