@@ -35,9 +35,11 @@ def test_a_config_folders_files_are_abstracted_by_their_first_comment(tmp_path: 
         th.add_resource(str(doc), target_uri="viking://resources/examples")
         shown = {e.uri.rsplit("/", 1)[1]: e.abstract for e in th.ls("viking://resources/examples")}
         overview = th.read("viking://resources/examples")
+    # (ingest76's rule, merged beside this one: a text opening with a block of ``#`` comment
+    # lines is abstracted from the block's words under the file's name)
     assert shown == {
-        "Mush.rc": "# Key bindings similar to those of MUSH",
-        "Muttrc": "# System configuration file for Mutt",
+        "Mush.rc": "Mush: Key bindings similar to those of MUSH $Id$",
+        "Muttrc": "Muttrc: System configuration file for Mutt Default list of header fields.",
     }
     assert ": #\n" not in overview + "\n" and "Key bindings similar to those of MUSH" in overview
 
