@@ -20,20 +20,11 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from test_ingest75_rst_unshown import _build  # (the same folder built into nodes)
 from treehop.ingest import markup, summaries
 from treehop.ingest.chunking import split_text
 from treehop.ingest.summaries import ExtractiveSummarizer, first_sentence
-from treehop.ingest.tree_builder import TreeBuilder, _leaf_text
-from treehop.models import ContextType
-
-
-def _build(tmp_path: Path, files: dict[str, str]) -> dict[str, object]:
-    root = tmp_path / "doc"
-    root.mkdir()
-    for name, text in files.items():
-        (root / name).write_text(text, encoding="utf-8")
-    built = TreeBuilder().build_directory(root, "viking://resources/doc", ContextType.RESOURCE)
-    return {n.uri.rsplit("/", 1)[-1]: n for n in built.nodes}
+from treehop.ingest.tree_builder import _leaf_text
 
 
 def _out(text: str) -> str:

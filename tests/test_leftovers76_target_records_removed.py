@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from test_review75_call_tags_stopped import _folder  # (the same three-file folder)
 from treehop import Treehop
 from treehop.ingest.writer import TreeWriter, _call_tags_key, _manifest_key
 
@@ -29,14 +30,6 @@ SOLO = f"{DOC}/sub/solo.md"
 
 class Stop(Exception):
     """The removal stopped right after its commit."""
-
-
-def _folder(tmp_path: Path) -> Path:
-    d = tmp_path / "doc"
-    (d / "sub").mkdir(parents=True)
-    for i, rel in enumerate(["a.md", "b.md", "sub/c.md"]):
-        (d / rel).write_text(f"# File {i}\n\nThe text of file {i} about topic {i}.\n")
-    return d
 
 
 def _records(idx: Path) -> list[str]:
