@@ -5,6 +5,11 @@
    joined each ``=`` / ``-`` line of running text to the line above it by copying that line:
    a run of them was quadratic (a 5 MB page of ``=`` lines, which ``max_file_bytes`` lets
    in, hours).
+2. :func:`treehop.ingest.markup.html_to_markdown` read a DocBook admonition's heading as its
+   label (helper usage87) until the admonition's first text, and that flag outlived the
+   admonition: a note with no text of its own (an image, an empty one) made the next
+   section's heading a label (``## Install`` became ``Install: Run make.``: the section and
+   its heading path gone), and an empty note's ``Note`` led the next section's paragraph.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ import time
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from treehop.ingest.markup import html_to_markdown
 from treehop.ingest.roff import man_page_markdown, roff_page_markdown
 
 
@@ -62,3 +68,70 @@ def test_property_every_mark_line_is_kept_and_none_stands_under_text(lines: list
             fenced = not fenced
         if not fenced and above.strip() and not above.startswith(("#", "```")):
             assert line.strip() not in {"=", "-", "==", "--"}, md
+
+
+def _page(note: str) -> str:
+    return (
+        f"<html><body><h1>Guide</h1>{note}<h2>Install</h2><p>Run make.</p>"
+        "<h2>Use</h2><p>Run it.</p></body></html>"
+    )
+
+
+def test_a_heading_after_an_admonition_with_no_text_stays_a_heading() -> None:
+    for note in (
+        '<div class="note"><img src="note.png" alt=""></div>',
+        '<div class="warning"></div>',
+        '<div class="tip"><div class="inner"><img src="t.png" alt=""></div></div>',
+    ):
+        md = html_to_markdown(_page(note))[0]
+        assert "## Install\n\nRun make." in md, md
+        assert "Install:" not in md, md
+
+
+def test_an_empty_admonitions_label_is_its_own_line() -> None:
+    md = html_to_markdown(_page('<div class="note"><h3 class="title">Note</h3></div>'))[0]
+    assert "Note:\n\n## Install\n\nRun make." in md, md
+
+
+def test_controls_an_admonitions_label_still_leads_its_text() -> None:
+    """usage87's reading (passes on the base too): the label leads the note's first block,
+    nested divs included, and the text after the note is the section's."""
+    nested = (
+        '<div class="note"><div class="titlepage"><h3 class="title">Note</h3></div>'
+        "<div><p>Mutt only supports it.</p></div></div><p>After.</p>"
+    )
+    md = html_to_markdown(_page(nested))[0]
+    assert "Note: Mutt only supports it.\n\nAfter.\n\n## Install\n\nRun make." in md, md
+
+
+_BLOCKS = st.sampled_from(
+    [
+        '<div class="note">',
+        '<div class="tip">',
+        "<div>",
+        "</div>",
+        '<h3 class="title">Note</h3>',
+        "<p>text</p>",
+        '<img src="x.png" alt="">',
+        "<pre>code</pre>",
+    ]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_BLOCKS, max_size=12))
+def test_property_a_section_heading_after_closed_admonitions_is_kept(parts: list[str]) -> None:
+    """Whatever closed admonitions (and divs) come before it, a section's ``<h2>`` outside
+    them is its heading."""
+    depth, body = 0, []
+    for p in parts:
+        if p == "</div>":
+            if not depth:
+                continue
+            depth -= 1
+        elif p.startswith("<div"):
+            depth += 1
+        body.append(p)
+    body += ["</div>"] * depth
+    md = html_to_markdown(_page("".join(body)))[0]
+    assert "## Install\n\n" in md and "## Use\n\nRun it." in md, md

@@ -1004,6 +1004,7 @@ class _HTMLToMarkdown:
         self.admonition = False  # inside a DocBook admonition, before any of its text
         self.label_heading = False  # the heading being read is an admonition's label
         self.label = ""  # an admonition's label, for the start of its first block
+        self.admonition_divs = 0  # the divs open from an admonition's own on (0: none)
 
     # -- output
     def _emit(self, part: str) -> None:
@@ -1089,8 +1090,9 @@ class _HTMLToMarkdown:
             self._start_in_pre(tag)
             return
         self._track_entries(tag, marks)
-        if tag == "div" and marks & _ADMONITION_MARKS:
-            self.admonition = True
+        if tag == "div" and (self.admonition_divs or marks & _ADMONITION_MARKS):
+            self.admonition_divs += 1  # (its nested divs counted, so that its end is found)
+            self.admonition = self.admonition or bool(marks & _ADMONITION_MARKS)
         elif tag in _HEADINGS and self.admonition:
             self.label_heading = True
         self._open_element(tag, attrs)
@@ -1226,6 +1228,18 @@ class _HTMLToMarkdown:
             if self.lists:  # (a list nested in an entry: its text is the entry's)
                 self.lists[-1].chars += chars
             self.last_item = ""
+        if tag == "div" and self.admonition_divs:
+            self.admonition_divs -= 1
+            if not self.admonition_divs:
+                # The admonition ends: a heading after it is no label, and a label none of
+                # its text took is its own line, not the next block's lead. Why (helper
+                # review77): a note with no text (an image, an empty one) left ``admonition``
+                # on, and the next section's heading (``## Install``) was read as a label,
+                # ``Install: Run make.``; an empty note's ``Note`` led that paragraph.
+                self.admonition = self.label_heading = False
+                if self.label:
+                    self._emit(_labelled(self.label, "") + "\n\n")
+                    self.label = ""
         if self.main_depth and tag == self.main_tag:
             self.main_depth -= 1
             if not self.main_depth:
