@@ -10,6 +10,9 @@
    admonition: a note with no text of its own (an image, an empty one) made the next
    section's heading a label (``## Install`` became ``Install: Run make.``: the section and
    its heading path gone), and an empty note's ``Note`` led the next section's paragraph.
+3. :func:`treehop.ingest.markup.rst_unshown_out` (helper ingest76: reST comments out) read a
+   line opening with ``..`` inside a paragraph as a comment and dropped it, where docutils
+   shows it as the paragraph's text (``The range is 1`` / ``.. 10 for this option``).
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ import time
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from treehop.ingest import markup
 from treehop.ingest.markup import html_to_markdown
 from treehop.ingest.roff import man_page_markdown, roff_page_markdown
 
@@ -135,3 +139,38 @@ def test_property_a_section_heading_after_closed_admonitions_is_kept(parts: list
     body += ["</div>"] * depth
     md = html_to_markdown(_page("".join(body)))[0]
     assert "## Install\n\n" in md and "## Use\n\nRun it." in md, md
+
+
+def test_a_dotted_line_inside_a_paragraph_is_its_text_not_a_comment() -> None:
+    src = (
+        "Options\n=======\n\nThe range is 1\n.. 10 for this option, see below.\n"
+        "more text\n\n.. a real comment\n   with its body\n\nEnd.\n"
+    )
+    body = markup._parse_rst(src).sections[0].body
+    assert ".. 10 for this option, see below." in body, body
+    assert "real comment" not in body and "with its body" not in body, body
+
+
+def test_controls_comments_after_blank_lines_titles_and_list_items_stay_out() -> None:
+    """ingest76's reading (passes on the base too): a comment opens a block after a blank
+    line, a title's underline, a list item or an enumerated item."""
+    for above in ("", "Title\n=====", "* item", "1. item", "a) item"):
+        src = f"{above}\n.. hidden note\n   hidden body\n\nShown.\n".lstrip("\n")
+        out = "\n".join(markup.rst_unshown_out(src.split("\n")))
+        assert "hidden" not in out and "Shown." in out, (above, out)
+
+
+_WORDS = st.lists(st.sampled_from(["alpha", "beta", "Gamma", "1", "2024", "x"]), min_size=1)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_WORDS, min_size=1, max_size=5), _WORDS)
+def test_property_a_paragraphs_dotted_line_is_kept(
+    before: list[list[str]], dots: list[str]
+) -> None:
+    """Whatever paragraph lines (opening with a letter or digit, no list item) come before
+    it, a ``.. words`` line right under one of them is kept whole."""
+    lines = [" ".join(["Text", *w]) for w in before]
+    dotted = ".. " + " ".join(dots)
+    src = "\n".join(["Title", "=====", "", *lines, dotted, "", "After."])
+    assert dotted in markup.rst_unshown_out(src.split("\n"))

@@ -518,6 +518,24 @@ def _first_title_is_the_documents(lines: list[str]) -> bool:
     return True
 
 
+_RST_ENUMERATED = re.compile(r"(?:[0-9]+|[A-Za-z]|[IVXLCDMivxlcdm]+)[.)](?:[ \t]|$)")
+"""A line that opens an enumerated list item (``1.``, ``a)``, ``IV.``): no paragraph's."""
+
+
+def _in_paragraph(lines: list[str], i: int) -> bool:
+    """Whether ``lines[i]`` continues the paragraph of the line above it: that line is
+    unindented text opening with a letter or digit (no list item, field, title adornment,
+    explicit markup or block quote). Then a ``..`` at its start is the paragraph's text, as
+    docutils reads it (explicit markup starts a block, after a blank line or another
+    construct), never a comment. Why (helper review77): ``rst_unshown_out`` dropped such a
+    line as a comment (helper ingest76), and ``The range is 1`` / ``.. 10 for this option``
+    lost its second line. Constant time."""
+    if i == 0:
+        return False
+    above = lines[i - 1]
+    return bool(above[:1].isalnum()) and _RST_ENUMERATED.match(above) is None
+
+
 def _indented_end(lines: list[str], i: int, blanks: bool = False) -> int:
     """The index after the block indented under ``lines[i - 1]``: the indented (and blank)
     lines from ``i`` on, less the blank lines that close it unless ``blanks`` (a block left
@@ -545,7 +563,7 @@ def rst_unshown_out(lines: list[str]) -> list[str]:
     while i < n:
         line = lines[i]
         after_blank = not out or not out[-1].strip()
-        if line[:2] == ".." and _RST_EXPLICIT.match(line):
+        if line[:2] == ".." and _RST_EXPLICIT.match(line) and not _in_paragraph(lines, i):
             if line.strip() == ".." and (i + 1 >= n or not lines[i + 1].strip()):
                 # an empty comment (it ends a list or a quote): no text, and after a blank
                 # line its blank lines go with it (an indented block after them is a quote)

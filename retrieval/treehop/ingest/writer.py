@@ -127,8 +127,9 @@ its text, a field list under a first title that is not the document's kept, a on
 reST or plain-text page without its rule lines (``tree_builder.LEAF_RULES_DROPPED``), a
 bare Sphinx version note and a plain text's opening ``#`` comment marks out of its file's
 abstract (helper ingest76); 7: an HTML admonition with no text of its own (an image, an
-empty note) no longer makes the next section's heading its label (helper review77). Raise it
-with any change to what a file reads as."""
+empty note) no longer makes the next section's heading its label, and a reST paragraph's
+line that opens with ``..`` is its text, no comment (helper review77). Raise it with any
+change to what a file reads as."""
 RACY_NS = 2_000_000_000
 """A file modified less than this before the manifest was written may have changed again
 within the same mtime tick: its stat is not trusted and its text is hashed (git's "racy")."""
