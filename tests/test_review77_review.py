@@ -13,10 +13,13 @@
 3. :func:`treehop.ingest.markup.rst_unshown_out` (helper ingest76: reST comments out) read a
    line opening with ``..`` inside a paragraph as a comment and dropped it, where docutils
    shows it as the paragraph's text (``The range is 1`` / ``.. 10 for this option``).
+4. ``IntentAnalyzer.analyze`` let a plug-in's ``acomplete`` that raised before any await
+   escape (not a TreehopError), where the reranker and the session summary fall back.
 """
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import time
 
@@ -26,6 +29,7 @@ from hypothesis import strategies as st
 from treehop.ingest import markup
 from treehop.ingest.markup import html_to_markdown
 from treehop.ingest.roff import man_page_markdown, roff_page_markdown
+from treehop.intent_analysis import IntentAnalyzer
 
 
 def _cost(text: str) -> float:
@@ -174,3 +178,30 @@ def test_property_a_paragraphs_dotted_line_is_kept(
     dotted = ".. " + " ".join(dots)
     src = "\n".join(["Title", "=====", "", *lines, dotted, "", "After."])
     assert dotted in markup.rst_unshown_out(src.split("\n"))
+
+
+class _SyncFaultLLM:
+    """An LLM plug-in whose ``acomplete`` raises before any await (a plain ``def``)."""
+
+    def complete(self, messages: object, json_mode: bool = False) -> str:
+        raise RuntimeError("the model is down")
+
+    def acomplete(self, messages: object, json_mode: bool = False) -> str:
+        raise RuntimeError("the model is down")
+
+
+class _StringLLM(_SyncFaultLLM):
+    """An LLM plug-in whose ``acomplete`` answers a string, no awaitable."""
+
+    def acomplete(self, messages: object, json_mode: bool = False) -> str:
+        return '{"queries": []}'
+
+
+def test_a_planner_whose_acomplete_fails_before_any_await_falls_back() -> None:
+    """4. ``IntentAnalyzer.analyze`` "never raises for planner faults": a plug-in whose
+    ``acomplete`` raised before any await, or answered a string, escaped it (and ``find``)
+    as a RuntimeError / TypeError; the reranker and the session summary fell back."""
+    for llm, why in ((_SyncFaultLLM(), "the model is down"), (_StringLLM(), "awaitable")):
+        plan = asyncio.run(IntentAnalyzer(llm).analyze("what is alpha?"))  # type: ignore[arg-type]
+        assert plan.queries and plan.queries[0].query == "what is alpha?", plan
+        assert why in (plan.fallback_reason or ""), plan.fallback_reason
