@@ -22,14 +22,18 @@ from __future__ import annotations
 import asyncio
 import itertools
 import time
+from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from treehop import Treehop
 from treehop.ingest import markup
 from treehop.ingest.markup import html_to_markdown
 from treehop.ingest.roff import man_page_markdown, roff_page_markdown
 from treehop.intent_analysis import IntentAnalyzer
+
+from treehop_test_doubles import BagOfWordsEmbedder
 
 
 def _cost(text: str) -> float:
@@ -205,3 +209,18 @@ def test_a_planner_whose_acomplete_fails_before_any_await_falls_back() -> None:
         plan = asyncio.run(IntentAnalyzer(llm).analyze("what is alpha?"))  # type: ignore[arg-type]
         assert plan.queries and plan.queries[0].query == "what is alpha?", plan
         assert why in (plan.fallback_reason or ""), plan.fallback_reason
+
+
+def test_search_with_such_a_planner_falls_back_and_raises_nothing(tmp_path: Path) -> None:
+    """The same through ``Treehop.search``: the plug-in's RuntimeError escaped it."""
+    planner = _SyncFaultLLM()
+    planner.name = "sync-fault"  # type: ignore[attr-defined]
+    c = Treehop(tmp_path / "idx", embedder=BagOfWordsEmbedder(), tagger=None, query_planner=planner)
+    try:
+        c.add_resource("alpha beta text", is_text=True, target_uri="viking://resources/a")
+        got = c.search("what is alpha?")
+        assert got.query_plan is not None
+        assert "the model is down" in (got.query_plan.fallback_reason or "")
+        assert [m.uri for m in got.resources] == ["viking://resources/a"]
+    finally:
+        c.close()
