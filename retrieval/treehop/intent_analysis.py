@@ -480,7 +480,16 @@ class IntentAnalyzer:
         if self.llm is None:
             return fallback_plan(q, allowed, "no LLM configured", None)
         messages = self.build_messages(q, summary, recent_messages, allowed)
-        task = asyncio.ensure_future(self.llm.acomplete(messages, json_mode=True))
+        try:
+            task = asyncio.ensure_future(self.llm.acomplete(messages, json_mode=True))
+        except BaseException as exc:  # (an ``acomplete`` that raises or is no coroutine)
+            # Why (helper review77): the reranker and the session summary guard this call
+            # (helper review76's fold); the planner did not, and a plug-in whose
+            # ``acomplete`` raised before any await (or answered a string) escaped ``find``
+            # as its own RuntimeError / TypeError.
+            if is_signal(exc):
+                raise
+            return fallback_plan(q, allowed, _failure_reason(exc), self.planner_name)
         if not await finished_within(task, self.timeout_s):
             return fallback_plan(
                 q, allowed, f"timeout after {self.timeout_s:g}s", self.planner_name

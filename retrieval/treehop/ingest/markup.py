@@ -518,6 +518,24 @@ def _first_title_is_the_documents(lines: list[str]) -> bool:
     return True
 
 
+_RST_ENUMERATED = re.compile(r"(?:[0-9]+|[A-Za-z]|[IVXLCDMivxlcdm]+)[.)](?:[ \t]|$)")
+"""A line that opens an enumerated list item (``1.``, ``a)``, ``IV.``): no paragraph's."""
+
+
+def _in_paragraph(lines: list[str], i: int) -> bool:
+    """Whether ``lines[i]`` continues the paragraph of the line above it: that line is
+    unindented text opening with a letter or digit (no list item, field, title adornment,
+    explicit markup or block quote). Then a ``..`` at its start is the paragraph's text, as
+    docutils reads it (explicit markup starts a block, after a blank line or another
+    construct), never a comment. Why (helper review77): ``rst_unshown_out`` dropped such a
+    line as a comment (helper ingest76), and ``The range is 1`` / ``.. 10 for this option``
+    lost its second line. Constant time."""
+    if i == 0:
+        return False
+    above = lines[i - 1]
+    return bool(above[:1].isalnum()) and _RST_ENUMERATED.match(above) is None
+
+
 def _indented_end(lines: list[str], i: int, blanks: bool = False) -> int:
     """The index after the block indented under ``lines[i - 1]``: the indented (and blank)
     lines from ``i`` on, less the blank lines that close it unless ``blanks`` (a block left
@@ -545,7 +563,7 @@ def rst_unshown_out(lines: list[str]) -> list[str]:
     while i < n:
         line = lines[i]
         after_blank = not out or not out[-1].strip()
-        if line[:2] == ".." and _RST_EXPLICIT.match(line):
+        if line[:2] == ".." and _RST_EXPLICIT.match(line) and not _in_paragraph(lines, i):
             if line.strip() == ".." and (i + 1 >= n or not lines[i + 1].strip()):
                 # an empty comment (it ends a list or a quote): no text, and after a blank
                 # line its blank lines go with it (an indented block after them is a quote)
@@ -1004,6 +1022,7 @@ class _HTMLToMarkdown:
         self.admonition = False  # inside a DocBook admonition, before any of its text
         self.label_heading = False  # the heading being read is an admonition's label
         self.label = ""  # an admonition's label, for the start of its first block
+        self.admonition_divs = 0  # the divs open from an admonition's own on (0: none)
 
     # -- output
     def _emit(self, part: str) -> None:
@@ -1089,8 +1108,9 @@ class _HTMLToMarkdown:
             self._start_in_pre(tag)
             return
         self._track_entries(tag, marks)
-        if tag == "div" and marks & _ADMONITION_MARKS:
-            self.admonition = True
+        if tag == "div" and (self.admonition_divs or marks & _ADMONITION_MARKS):
+            self.admonition_divs += 1  # (its nested divs counted, so that its end is found)
+            self.admonition = self.admonition or bool(marks & _ADMONITION_MARKS)
         elif tag in _HEADINGS and self.admonition:
             self.label_heading = True
         self._open_element(tag, attrs)
@@ -1226,6 +1246,18 @@ class _HTMLToMarkdown:
             if self.lists:  # (a list nested in an entry: its text is the entry's)
                 self.lists[-1].chars += chars
             self.last_item = ""
+        if tag == "div" and self.admonition_divs:
+            self.admonition_divs -= 1
+            if not self.admonition_divs:
+                # The admonition ends: a heading after it is no label, and a label none of
+                # its text took is its own line, not the next block's lead. Why (helper
+                # review77): a note with no text (an image, an empty one) left ``admonition``
+                # on, and the next section's heading (``## Install``) was read as a label,
+                # ``Install: Run make.``; an empty note's ``Note`` led that paragraph.
+                self.admonition = self.label_heading = False
+                if self.label:
+                    self._emit(_labelled(self.label, "") + "\n\n")
+                    self.label = ""
         if self.main_depth and tag == self.main_tag:
             self.main_depth -= 1
             if not self.main_depth:

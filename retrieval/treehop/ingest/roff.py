@@ -72,11 +72,15 @@ def roff_page_markdown(roff: str) -> str:
     out: list[str] = []
     fence = False
     tag_next = False
+    # The marks joined to a line (by its index in ``out``), joined to it once at the end:
+    # joined one by one, a run of them copied the growing line for each (helper review77:
+    # quadratic, a page of 40,000 ``=`` lines took seconds, the 5 MB a file may hold hours).
+    joined: dict[int, list[str]] = {}
 
     def text(line: str) -> None:
         """A line of running text (or of a fenced example, kept as it is)."""
         if not fence and _SETEXT_UNDERLINE.match(line) and out and out[-1].strip():
-            out[-1] = f"{out[-1]} {line.strip()}"
+            joined.setdefault(len(out) - 1, [out[-1]]).append(line.strip())
         else:
             out.append(line)
 
@@ -112,6 +116,8 @@ def roff_page_markdown(roff: str) -> str:
             tag_next = False
     if fence:
         out.append("```")
+    for at, parts in joined.items():
+        out[at] = " ".join(parts)
     return re.sub(r"\n{3,}", "\n\n", "\n".join(out)).strip() + "\n"
 
 

@@ -106,7 +106,7 @@ COMMIT_SECONDS = 20.0
 """... and at least every this many seconds: an interrupted or killed ingest keeps what it
 committed, and the next run resumes from there (its files are skipped as unchanged)."""
 MANIFEST_VERSION = 2
-READING_VERSION = 6
+READING_VERSION = 7
 """How this version reads files into nodes (chunk titles, heading paths, abstracts), in
 every folder manifest's fingerprint (:meth:`TreeWriter._fingerprint`): a change here
 re-reads, once, every file of a folder added before it, at its next ``add_resource`` /
@@ -126,7 +126,10 @@ no title (helper usage87); 6: a reST page's comments and ``.. include::`` lines 
 its text, a field list under a first title that is not the document's kept, a one-node
 reST or plain-text page without its rule lines (``tree_builder.LEAF_RULES_DROPPED``), a
 bare Sphinx version note and a plain text's opening ``#`` comment marks out of its file's
-abstract (helper ingest76). Raise it with any change to what a file reads as."""
+abstract (helper ingest76); 7: an HTML admonition with no text of its own (an image, an
+empty note) no longer makes the next section's heading its label, and a reST paragraph's
+line that opens with ``..`` is its text, no comment (helper review77). Raise it with any
+change to what a file reads as."""
 RACY_NS = 2_000_000_000
 """A file modified less than this before the manifest was written may have changed again
 within the same mtime tick: its stat is not trusted and its text is hashed (git's "racy")."""
