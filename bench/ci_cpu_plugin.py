@@ -21,6 +21,8 @@ from __future__ import annotations
 import json
 import os
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -58,31 +60,32 @@ def _line(rec: dict) -> None:
             f.write(json.dumps(rec) + "\n")
 
 
+@contextmanager
+def _phase(item: pytest.Item, phase: str) -> Iterator[dict]:
+    """The CPU and wall time of one phase of a test, into its record (yielded)."""
+    c, w = _cpu(), time.perf_counter()
+    rec = _state["tests"].setdefault(item.nodeid, {"wall": 0.0})
+    yield rec
+    rec[phase] = _cpu() - c
+    rec["wall"] += time.perf_counter() - w
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_setup(item: pytest.Item):  # type: ignore[no-untyped-def]
-    c, w = _cpu(), time.perf_counter()
-    yield
-    rec = _state["tests"].setdefault(item.nodeid, {"wall": 0.0})
-    rec["setup"] = _cpu() - c
-    rec["wall"] += time.perf_counter() - w
+    with _phase(item, "setup"):
+        yield
 
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_call(item: pytest.Item):  # type: ignore[no-untyped-def]
-    c, w = _cpu(), time.perf_counter()
-    yield
-    rec = _state["tests"].setdefault(item.nodeid, {"wall": 0.0})
-    rec["call"] = _cpu() - c
-    rec["wall"] += time.perf_counter() - w
+    with _phase(item, "call"):
+        yield
 
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None):  # type: ignore[no-untyped-def]
-    c, w = _cpu(), time.perf_counter()
-    yield
-    rec = _state["tests"].setdefault(item.nodeid, {"wall": 0.0})
-    rec["teardown"] = _cpu() - c
-    rec["wall"] += time.perf_counter() - w
+    with _phase(item, "teardown") as rec:
+        yield
     _line({"test": item.nodeid, **rec})
 
 

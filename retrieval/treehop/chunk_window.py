@@ -141,19 +141,25 @@ where that setting is ``None``): off. A non-bool here is refused at the first fi
 it (:func:`weight_max_on`)."""
 
 
+def _switch(setting: bool | None, name: str) -> bool:
+    """An off-by-default option as a find reads it: ``setting``, or this module's default
+    ``name`` where it is ``None`` (read at the call: tests and users set the module default);
+    a module default that is not a ``bool`` raises :class:`~treehop.errors.InvalidConfigError`."""
+    if setting is not None:
+        return setting
+    got = globals()[name]
+    if not isinstance(got, bool):
+        raise InvalidConfigError(
+            f"treehop.chunk_window.{name} must be True or False, got {type(got).__name__}"
+        )
+    return got
+
+
 def weight_max_on(setting: bool | None) -> bool:
     """``question_weight_max`` as a find reads it: the setting, or the module default
     :data:`QUESTION_WEIGHT_MAX` where it is ``None``; a module default that is not a ``bool``
     raises :class:`~treehop.errors.InvalidConfigError`."""
-    if setting is not None:
-        return setting
-    got = QUESTION_WEIGHT_MAX
-    if not isinstance(got, bool):
-        raise InvalidConfigError(
-            "treehop.chunk_window.QUESTION_WEIGHT_MAX must be True or False, "
-            f"got {type(got).__name__}"
-        )
-    return got
+    return _switch(setting, "QUESTION_WEIGHT_MAX")
 
 
 LEXICAL_SHARE_MIN = 1e-6
@@ -192,15 +198,7 @@ def window_earned_on(setting: bool | None) -> bool:
     """``question_window_earned`` as a find reads it: the setting, or the module default
     :data:`QUESTION_WINDOW_EARNED` where it is ``None``; a module default that is not a
     ``bool`` raises :class:`~treehop.errors.InvalidConfigError`."""
-    if setting is not None:
-        return setting
-    got = QUESTION_WINDOW_EARNED
-    if not isinstance(got, bool):
-        raise InvalidConfigError(
-            "treehop.chunk_window.QUESTION_WINDOW_EARNED must be True or False, "
-            f"got {type(got).__name__}"
-        )
-    return got
+    return _switch(setting, "QUESTION_WINDOW_EARNED")
 
 
 def unit_cosines(
