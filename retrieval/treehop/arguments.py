@@ -20,7 +20,7 @@ import json
 import math
 import os
 import re
-from collections.abc import Mapping, Sequence, Set
+from collections.abc import Callable, Mapping, Sequence, Set
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +34,7 @@ from .errors import (
     LLMError,
     RerankError,
     StoreError,
+    TreehopError,
 )
 from .ingest.loaders import check_text_size as ingest_size_check
 from .models import ContextType, RetrievalMode
@@ -488,7 +489,9 @@ def check_keywords(owner: str, given: Set[str], accepted: Sequence[str]) -> None
         )
 
 
-def check_plugin(name: str, value: object, proto: type, error: type[Exception]) -> None:
+def check_plugin(
+    name: str, value: object, proto: type, error: Callable[[str], TreehopError]
+) -> None:
     """``value`` (a client's plug-in, or ``None``) implements ``proto``, else an
     :class:`~treehop.errors.InvalidQueryError` naming ``name``."""
     if value is not None and not call(f"the {name}", error, isinstance, value, proto):
