@@ -26,7 +26,9 @@ printed tracebacks).
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import inspect
+import threading
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
 from contextvars import ContextVar
@@ -105,6 +107,32 @@ async def finished_within(task: asyncio.Future[Any], timeout_s: float) -> bool:
     task.cancel()
     task.add_done_callback(_retrieve_exception)
     return False
+
+
+def in_daemon_thread(
+    fn: Callable[..., _T], *args: Any, name: str, **kwargs: Any
+) -> concurrent.futures.Future[_T]:
+    """``fn(*args, **kwargs)`` in a new daemon thread; its answer (or exception) in the
+    returned future, which a caller waits for with its deadline and may then abandon.
+
+    Why not a ``ThreadPoolExecutor``: the interpreter joins its workers at exit, so a sync
+    planner or summary call abandoned at its deadline (a model with no timeout of its own)
+    held the caller's program open until the model answered (helper review77, left alone;
+    fixed by helper pipeline77). A daemon thread is not waited for."""
+    future: concurrent.futures.Future[_T] = concurrent.futures.Future()
+
+    def work() -> None:
+        if not future.set_running_or_notify_cancel():
+            return
+        try:
+            result = fn(*args, **kwargs)
+        except BaseException as exc:  # (told to the waiting caller, which decides)
+            future.set_exception(exc)
+        else:
+            future.set_result(result)
+
+    threading.Thread(target=work, name=name, daemon=True).start()
+    return future
 
 
 def passes(exc: BaseException) -> bool:

@@ -20,7 +20,7 @@ import json
 import math
 import os
 import re
-from collections.abc import Mapping, Sequence, Set
+from collections.abc import Callable, Mapping, Sequence, Set
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +34,7 @@ from .errors import (
     LLMError,
     RerankError,
     StoreError,
+    TreehopError,
 )
 from .ingest.loaders import check_text_size as ingest_size_check
 from .models import ContextType, RetrievalMode
@@ -488,6 +489,17 @@ def check_keywords(owner: str, given: Set[str], accepted: Sequence[str]) -> None
         )
 
 
+def check_plugin(
+    name: str, value: object, proto: type, error: Callable[[str], TreehopError]
+) -> None:
+    """``value`` (a client's plug-in, or ``None``) implements ``proto``, else an
+    :class:`~treehop.errors.InvalidQueryError` naming ``name``."""
+    if value is not None and not call(f"the {name}", error, isinstance, value, proto):
+        raise InvalidQueryError(
+            f"{name} must implement treehop's {proto.__name__} protocol, got {type(value).__name__}"
+        )
+
+
 def check_client_args(
     *,
     path: object,
@@ -538,11 +550,7 @@ def check_client_args(
         # (the protocol check reads each member with ``hasattr``, which lets anything but an
         # ``AttributeError`` through: a property of the caller's object that raises becomes
         # that plug-in's typed error, as its later calls' failures do)
-        if value is not None and not call(f"the {name}", error, isinstance, value, proto):
-            raise InvalidQueryError(
-                f"{name} must implement treehop's {proto.__name__} protocol, "
-                f"got {type(value).__name__}"
-            )
+        check_plugin(name, value, proto, error)
     if config is not None and not isinstance(config, RetrievalConfig):
         raise InvalidQueryError(f"config must be a RetrievalConfig, got {type(config).__name__}")
     if not (

@@ -70,6 +70,7 @@ from .errors import (
     IngestError,
     InvalidQueryError,
     InvalidURIError,
+    LLMError,
     NotFoundError,
     SessionNotFoundError,
     UnsupportedUseError,
@@ -337,7 +338,9 @@ class AsyncTreehop:
         self.writer.builder.max_file_bytes = max_file_bytes
         self.writer.builder.skip_suffixes = skip_suffixes
         self.models = ModelRegistry(default=llm, query_planner=query_planner)
-        self.intent_analyzer = IntentAnalyzer(self.models.planner, timeout_s=intent_timeout_s)
+        # (the analyzer reads the registry's planner at each call: a query_planner set later
+        # is used; helper pipeline77)
+        self.intent_analyzer = IntentAnalyzer(models=self.models, timeout_s=intent_timeout_s)
         self._session_store = SessionStore(self.store, llm=llm, strict=strict)
         # The client only ever sees its own user's sessions (another user's id is "not found").
         self.sessions: UserSessions = self._session_store.for_user(self.user)
@@ -410,6 +413,23 @@ class AsyncTreehop:
     @property
     def tagger(self) -> Tagger | None:
         return self.writer.tagger
+
+    @property
+    def query_planner(self) -> LLM | None:
+        """The chat model that plans :meth:`search`'s typed queries (``None``: the default
+        ``llm`` plans them, or nothing does and the plan falls back). Settable after the
+        client is built, as a LangChain / LlamaIndex user sets a component's model: the next
+        :meth:`search` plans with it (``client.models.query_planner = m`` too). Why (helper
+        pipeline77): the planner was read once, at construction, so a planner set later was
+        ignored, and ``client.query_planner = m`` made an attribute nothing read. An object
+        that is no :class:`~treehop.llm.base.LLM` is refused as the constructor refuses it
+        (:class:`~treehop.errors.InvalidQueryError`)."""
+        return self.models.query_planner
+
+    @query_planner.setter
+    def query_planner(self, value: LLM | None) -> None:
+        argmod.check_plugin("query_planner", value, LLM, LLMError)
+        self.models.query_planner = value
 
     # ------------------------------------------------------------------ URIs
     def resolve(self, uri: str) -> str:
@@ -2296,6 +2316,20 @@ class Treehop:
     def recovery(self) -> list[RecoveryRecord]:
         """What opening the index recovered from (see :attr:`AsyncTreehop.recovery`)."""
         return self._async.recovery
+
+    @property
+    def query_planner(self) -> LLM | None:
+        """The planner model (:attr:`AsyncTreehop.query_planner`), settable as there."""
+        return self._async.query_planner
+
+    @query_planner.setter
+    def query_planner(self, value: LLM | None) -> None:
+        self._async.query_planner = value
+
+    @property
+    def models(self) -> ModelRegistry:
+        """Which chat model does which job (:attr:`AsyncTreehop.models`)."""
+        return self._async.models
 
     @property
     def user(self) -> str:

@@ -427,7 +427,9 @@ class HierarchicalRetriever:
             await self._open(q, state, entry, result)
             if state.converged(in_hop=entry.hop is not None):
                 rounds = self.config.max_convergence_rounds
-                state.stop_reason = f"top-{req.limit} unchanged for {rounds} rounds"
+                # (the limit the rule waited for: ``state.limit``, larger than the
+                # request's in a window descent or a deeper turn run; helper pipeline77)
+                state.stop_reason = f"top-{state.limit} unchanged for {rounds} rounds"
                 break
         return q, state, result
 

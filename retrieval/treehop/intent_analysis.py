@@ -24,6 +24,8 @@ priority missing or not a number              3, noted when present but invalid
 empty or non-string query text                query dropped, noted
 the same query twice for one type             merged, highest priority kept
 more than ``max_queries`` queries             the highest priorities kept (stable), noted
+an ``intent`` past ``MAX_INTENT_CHARS``         cut to that many characters, noted
+``reasoning`` past ``MAX_REASONING_CHARS``      cut to that many characters, noted
 ``"queries": []`` (or null)                   a zero-query plan (no retrieval)
 queries given but none usable                 fallback plan
 non-JSON text, or JSON of the wrong shape     fallback plan
@@ -37,7 +39,6 @@ The fallback plan searches the raw query in every allowed context type; it sets
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import itertools
 import json
 import math
@@ -46,9 +47,9 @@ from collections.abc import Sequence
 from string import Template
 from typing import Any
 
-from ._plugins import describe, finished_within, is_signal
+from ._plugins import describe, finished_within, in_daemon_thread, is_signal
 from .errors import InvalidQueryError, LLMError
-from .llm.base import LLM, ChatMessage
+from .llm.base import LLM, ChatMessage, ModelRegistry
 from .models import ContextType, QueryPlan, TypedQuery
 from .redaction import listed, redact
 
@@ -61,6 +62,16 @@ MAX_QUERIES_LIMIT = 5
 DEFAULT_PRIORITY = 3
 FALLBACK_PRIORITY = 3
 MAX_REWRITTEN_QUERY_CHARS = 1000
+MAX_INTENT_CHARS = 200
+"""A query's ``intent`` (the prompt asks for "a few words") is cut to this many characters
+(after its whitespace runs become one space), with a parser note: a model answering a
+megabyte of intent passed it whole into the plan and every integration's metadata
+(helper pipeline77)."""
+MAX_REASONING_CHARS = 2000
+"""The model's ``reasoning`` (the prompt asks for one or two sentences) is cut to this many
+characters, with a parser note; the ``[parser]`` line after it is cut to
+``MAX_PARSER_NOTES_CHARS`` (a hostile answer of many dropped queries writes one note each)."""
+MAX_PARSER_NOTES_CHARS = 2000
 PROMPT_PLACEHOLDERS = frozenset(
     {"query", "summary", "recent_messages", "context_types", "max_queries"}
 )
@@ -256,10 +267,14 @@ def parse_plan(
     """
     data = extract_json(text)
     reasoning = ""
+    reasoning_cut = False
     items: Any
     if isinstance(data, dict):
         raw_reasoning = data.get("reasoning", "")
         reasoning = raw_reasoning if isinstance(raw_reasoning, str) else json.dumps(raw_reasoning)
+        if len(reasoning) > MAX_REASONING_CHARS:
+            reasoning = reasoning[:MAX_REASONING_CHARS]
+            reasoning_cut = True
         if "queries" in data:
             items = data["queries"]
             if items is None:
@@ -276,6 +291,8 @@ def parse_plan(
         raise PlanParseError(f"'queries' is {type(items).__name__}, not a list")
 
     notes: list[str] = []
+    if reasoning_cut:
+        notes.append(f"reasoning cut to {MAX_REASONING_CHARS} characters")
     kept: list[TypedQuery] = []
     index: dict[tuple[str, ContextType], int] = {}
     for i, item in enumerate(items, start=1):
@@ -302,6 +319,9 @@ def parse_plan(
         priority = _parse_priority(item.get("priority"), notes, label)
         intent = item.get("intent", "")
         intent = " ".join(intent.split()) if isinstance(intent, str) else ""
+        if len(intent) > MAX_INTENT_CHARS:
+            intent = intent[:MAX_INTENT_CHARS]
+            notes.append(f"{label}: intent cut to {MAX_INTENT_CHARS} characters")
         key = (q.casefold(), ct)
         if key in index:
             j = index[key]
@@ -313,14 +333,18 @@ def parse_plan(
         kept.append(TypedQuery(query=q, context_type=ct, intent=intent, priority=priority))
 
     if items and not kept:
-        raise PlanParseError(f"none of the {len(items)} queries is usable ({'; '.join(notes)})")
+        told = "; ".join(notes)[:MAX_PARSER_NOTES_CHARS]
+        raise PlanParseError(f"none of the {len(items)} queries is usable ({told})")
     # Highest priority first; Python's sort is stable, so ties keep the model's order.
     kept.sort(key=lambda t: -t.priority)
     if len(kept) > max_queries:
         notes.append(f"kept the {max_queries} highest-priority of {len(kept)} queries")
         kept = kept[:max_queries]
     if notes:
-        reasoning = f"{reasoning}\n[parser] {'; '.join(notes)}".strip()
+        line = "; ".join(notes)
+        if len(line) > MAX_PARSER_NOTES_CHARS:
+            line = line[: MAX_PARSER_NOTES_CHARS - 1] + "\u2026"
+        reasoning = f"{reasoning}\n[parser] {line}".strip()
     return kept, reasoning
 
 
@@ -378,6 +402,7 @@ class IntentAnalyzer:
         max_summary_chars: int = 3000,
         max_message_chars: int = 1000,
         max_query_chars: int = 4000,
+        models: ModelRegistry | None = None,
     ) -> None:
         if not timeout_s > 0:
             raise InvalidQueryError("timeout_s must be > 0")
@@ -385,7 +410,10 @@ class IntentAnalyzer:
             raise InvalidQueryError(f"max_queries must be in 1..{MAX_QUERIES_LIMIT}")
         if n_recent < 0:
             raise InvalidQueryError("n_recent must be >= 0")
-        self.llm = llm
+        self._models = models
+        self._llm: LLM | None = None
+        if llm is not None or models is None:
+            self.llm = llm
         self.timeout_s = float(timeout_s)
         self.max_queries = max_queries
         self.n_recent = n_recent
@@ -416,6 +444,22 @@ class IntentAnalyzer:
         if "query" not in names:
             raise InvalidQueryError("prompt_template must contain $query")
         self._template = template
+
+    @property
+    def llm(self) -> LLM | None:
+        """The planner model, read at each call: with ``models`` (the client's
+        :class:`~treehop.llm.base.ModelRegistry`) its ``planner``, so that a
+        ``query_planner`` (or default ``llm``) set on the client after it was built is the
+        one used; a client built it once and kept it, and a planner set later was ignored
+        (helper pipeline77). Setting it sets the registry's ``query_planner``."""
+        return self._models.planner if self._models is not None else self._llm
+
+    @llm.setter
+    def llm(self, value: LLM | None) -> None:
+        if self._models is not None:
+            self._models.query_planner = value
+        else:
+            self._llm = value
 
     @property
     def planner_name(self) -> str | None:
@@ -477,11 +521,12 @@ class IntentAnalyzer:
         ``timeout_s`` even if it ignores cancellation.
         """
         q, allowed = self._prepare(query, context_types)
-        if self.llm is None:
+        llm = self.llm  # (read once: the registry's may change while this call runs)
+        if llm is None:
             return fallback_plan(q, allowed, "no LLM configured", None)
         messages = self.build_messages(q, summary, recent_messages, allowed)
         try:
-            task = asyncio.ensure_future(self.llm.acomplete(messages, json_mode=True))
+            task = asyncio.ensure_future(llm.acomplete(messages, json_mode=True))
         except BaseException as exc:  # (an ``acomplete`` that raises or is no coroutine)
             # Why (helper review77): the reranker and the session summary guard this call
             # (helper review76's fold); the planner did not, and a plug-in whose
@@ -517,29 +562,26 @@ class IntentAnalyzer:
         call that overruns is abandoned (its thread ends when the client's own timeout fires).
         """
         q, allowed = self._prepare(query, context_types)
-        if self.llm is None:
+        llm = self.llm  # (read once: the registry's may change while this call runs)
+        if llm is None:
             return fallback_plan(q, allowed, "no LLM configured", None)
         messages = self.build_messages(q, summary, recent_messages, allowed)
-        executor = concurrent.futures.ThreadPoolExecutor(
-            max_workers=1, thread_name_prefix="treehop-planner"
-        )
+        # (a daemon thread: one abandoned at the deadline does not hold the interpreter's
+        # exit, as a ThreadPoolExecutor's worker did)
+        future = in_daemon_thread(llm.complete, messages, json_mode=True, name="treehop-planner")
         try:
-            future = executor.submit(self.llm.complete, messages, json_mode=True)
-            try:
-                text = future.result(timeout=self.timeout_s)
-            except BaseException as exc:  # any planner fault falls back (not a Ctrl-C)
-                if not future.done():  # (the deadline passed; not a model's own TimeoutError)
-                    future.cancel()
-                    if is_signal(exc):  # (a Ctrl-C in the wait)
-                        raise
-                    return fallback_plan(
-                        q, allowed, f"timeout after {self.timeout_s:g}s", self.planner_name
-                    )
-                if isinstance(exc, asyncio.CancelledError):  # the model's own, as analyze()
-                    return fallback_plan(q, allowed, "LLM call was cancelled", self.planner_name)
-                if is_signal(exc):
+            text = future.result(timeout=self.timeout_s)
+        except BaseException as exc:  # any planner fault falls back (not a Ctrl-C)
+            if not future.done():  # (the deadline passed; not a model's own TimeoutError)
+                future.cancel()
+                if is_signal(exc):  # (a Ctrl-C in the wait)
                     raise
-                return fallback_plan(q, allowed, _failure_reason(exc), self.planner_name)
-        finally:
-            executor.shutdown(wait=False, cancel_futures=True)
+                return fallback_plan(
+                    q, allowed, f"timeout after {self.timeout_s:g}s", self.planner_name
+                )
+            if isinstance(exc, asyncio.CancelledError):  # the model's own, as analyze()
+                return fallback_plan(q, allowed, "LLM call was cancelled", self.planner_name)
+            if is_signal(exc):
+                raise
+            return fallback_plan(q, allowed, _failure_reason(exc), self.planner_name)
         return self._plan_from_text(text, q, allowed)

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import asyncio
 import builtins
-import concurrent.futures
 import contextlib
 import json
 import re
@@ -44,7 +43,7 @@ from typing import Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, Field, ValidationError
 
-from ._plugins import describe, finished_within, is_signal
+from ._plugins import describe, finished_within, in_daemon_thread, is_signal
 from .errors import (
     IndexCorruptError,
     IndexRecoveryError,
@@ -108,6 +107,11 @@ class SessionMessage(ChatMessage):
     created_at: float
 
 
+INTENT_MESSAGES = 5
+"""How many of a session's last messages the planner reads (the seed: "the last 5
+messages"), whatever ``keep_recent`` keeps verbatim (:attr:`Session.intent_tail`)."""
+
+
 class Session(BaseModel):
     """One conversation: summary of folded turns, recent messages, and bookkeeping."""
 
@@ -122,6 +126,11 @@ class Session(BaseModel):
     """How many messages have been folded into ``summary``."""
     next_seq: int = 0
     messages: list[SessionMessage] = Field(default_factory=list)
+    intent_tail: list[SessionMessage] = Field(default_factory=list)
+    """The last folded messages, kept while fewer than ``INTENT_MESSAGES`` remain in
+    ``messages`` (``keep_recent`` below 5): the planner sees the conversation's last 5
+    messages (the seed's input), ``keep_recent`` governs only what stays verbatim in the
+    session. Empty with the default ``keep_recent`` (helper pipeline77)."""
 
     @property
     def message_count(self) -> int:
@@ -537,12 +546,18 @@ class SessionStore:
     def context_for_intent(
         self, session_id: str, n_recent: int = 5, *, user: str | None = None
     ) -> tuple[str, builtins.list[SessionMessage]]:
-        """The planner's input from this session: (compressed summary, last ``n_recent``)."""
+        """The planner's input from this session: (compressed summary, last ``n_recent``).
+
+        The last ``n_recent`` messages of the conversation, up to ``INTENT_MESSAGES`` of them
+        also where ``keep_recent`` keeps fewer verbatim (:attr:`Session.intent_tail`)."""
         if isinstance(n_recent, bool) or not isinstance(n_recent, int) or n_recent < 0:
             raise InvalidQueryError("n_recent must be an int >= 0")
         with self._lock:
             session = self._load(session_id, user)
-            recent = session.messages[-n_recent:] if n_recent else []
+            pool = session.messages
+            if n_recent > len(pool) and session.intent_tail:  # (keep_recent below 5)
+                pool = [*session.intent_tail, *pool]
+            recent = pool[-n_recent:] if n_recent else []
             return session.summary, [m.model_copy() for m in recent]
 
     # -- internals ---------------------------------------------------------------------
@@ -630,6 +645,11 @@ class SessionStore:
             if held != [m.seq for m in batch]:
                 return
             session.messages = session.messages[len(batch) :]
+            # (the planner's window reaches back into what was folded while fewer than
+            # INTENT_MESSAGES remain: keep_recent governs storage, not the seed's window)
+            need = INTENT_MESSAGES - len(session.messages)
+            tail = [*session.intent_tail, *batch]
+            session.intent_tail = [m.model_copy() for m in tail[-need:]] if need > 0 else []
             session.folded_count += len(batch)
             session.summary = summary
             session.summary_method = method
@@ -682,24 +702,23 @@ class SessionStore:
         # In a worker thread so that ``summary_timeout_s`` holds here too, as in
         # :meth:`_summarize_async` (helper review76: the sync path had no deadline at all); a
         # call that overruns is abandoned (its thread ends when the client's own timeout fires).
-        executor = concurrent.futures.ThreadPoolExecutor(
-            max_workers=1, thread_name_prefix="treehop-summary"
+        # A daemon thread (helper pipeline77): a ThreadPoolExecutor's worker abandoned here
+        # was joined at interpreter exit, so a model with no timeout of its own held the
+        # program open after its last line (helper review77's left-alone item).
+        future = in_daemon_thread(
+            self.llm.complete, self._summary_messages(previous, batch), name="treehop-summary"
         )
         try:
-            future = executor.submit(self.llm.complete, self._summary_messages(previous, batch))
-            try:
-                text = future.result(timeout=self.summary_timeout_s)
-            except BaseException as exc:  # any model fault falls back to extractive
-                if not future.done():  # (the deadline passed, or a Ctrl-C in the wait)
-                    future.cancel()
-                    if is_signal(exc):
-                        raise
-                    return self._timed_out(previous, batch)
-                if is_signal(exc) and not isinstance(exc, asyncio.CancelledError):
-                    raise  # (a model's own cancellation falls back, as on the async path)
-                return self._fallback(previous, batch, _reason(exc))
-        finally:
-            executor.shutdown(wait=False, cancel_futures=True)
+            text = future.result(timeout=self.summary_timeout_s)
+        except BaseException as exc:  # any model fault falls back to extractive
+            if not future.done():  # (the deadline passed, or a Ctrl-C in the wait)
+                future.cancel()
+                if is_signal(exc):
+                    raise
+                return self._timed_out(previous, batch)
+            if is_signal(exc) and not isinstance(exc, asyncio.CancelledError):
+                raise  # (a model's own cancellation falls back, as on the async path)
+            return self._fallback(previous, batch, _reason(exc))
         cleaned = self._clean_llm_summary(text)
         if cleaned is None:
             return self._fallback(previous, batch, "empty summary from the model")

@@ -14,6 +14,8 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
+import numpy as np
+
 from .._plugins import describe, finished_within, is_signal
 from ..redaction import redact
 
@@ -56,6 +58,13 @@ UNORDERED_ANSWERS: tuple[type, ...] = (str, bytes, bytearray, Mapping, AbstractS
 a set in its hash order (helper review76)."""
 
 
+NOT_SCORES: tuple[type, ...] = (bool, np.bool_, str, bytes, bytearray, memoryview)
+"""Items that ``float()`` reads but are no score: ``True`` / ``False`` (1.0 and 0.0, a
+plug-in's relevance flags or a bug), a numeric string (``"0.9"``, ``" 1e3 "``: text where
+numbers belong). Such an answer is invalid and the vector scores stand (helper pipeline77);
+treehop's HTTP and LLM rerankers already refused them in their own parsers."""
+
+
 def validate_scores(scores: object, expected: int) -> tuple[list[float] | None, str | None]:
     """Check a reranker's answer; return (scores, None) or (None, reason)."""
     if isinstance(scores, UNORDERED_ANSWERS):
@@ -70,6 +79,9 @@ def validate_scores(scores: object, expected: int) -> tuple[list[float] | None, 
         return None, f"invalid answer: {len(scores)} scores for {expected} documents"
     out: list[float] = []
     for s in scores:
+        if isinstance(s, NOT_SCORES):
+            shown = repr(s[:40] if isinstance(s, (str, bytes, bytearray)) else s)
+            return None, f"invalid answer: non-numeric score {shown} (a {type(s).__name__})"
         try:
             f = float(s)
         except (TypeError, ValueError, OverflowError):  # Overflow: an int like 10**400
