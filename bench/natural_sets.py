@@ -554,6 +554,13 @@ change what counts as relevant (the judge is :func:`judge` in ``bench_natural.py
   (:func:`split_hwloc_faq`), beside the guide's other pages its "Related Pages" index
   lists (:func:`hwloc_faq_set`). Built in stop 76 and measured once: an untuned check
   (helper heldout99).
+* ``crm114-faq``: the CRM114 and CRM114 Mailfilter FAQ (Debian ``crm114``, ``FAQ.txt.gz``:
+  plain text, 31 ``***`` entries, questions wrapped onto indented lines): each ``***`` read
+  as ``Q:``, then every question deleted by Screen's reader (:func:`split_qa_faq`,
+  unchanged), beside the package's README, HOWTO, introduction, quick reference, classifier
+  notes, known bugs, the mail filter's configuration and the man pages; no new reader
+  (:func:`crm114_faq_set`). Built in stop 77 and measured once: an untuned check (helper
+  heldout100).
 * ``xboard-faq``: XBoard and WinBoard's FAQ (Debian ``xboard``, ``FAQ.html``: hand-written
   HTML, ~60 labelled ``<h3>`` questions under four ``<h2>`` groups): every question and the
   contents lists deleted (:func:`split_xboard_faq`), beside the engine protocol page, the
@@ -732,6 +739,7 @@ HELD_OUT_SETS = (
     "zlib-faq",
     "gmsh-faq",
     "hwloc-faq",
+    "crm114-faq",
 )
 """Natural-question sets that no screening script reads by default (``--sets`` names them):
 measured once per change as an untuned check of whether a method chosen on the sets above
@@ -16218,6 +16226,103 @@ def hwloc_faq_set() -> NaturalSet:
     )
 
 
+# --------------------------------------------------------------------------------------
+# A plain-text FAQ whose questions open with "***", wrapped onto indented lines, answers
+# after a blank line (CRM114), read by Screen's Q:/A: reader once each "***" reads as Q:
+# --------------------------------------------------------------------------------------
+
+CRM114_PACKAGE = "crm114"
+CRM114_DOC = "usr/share/doc/crm114"
+CRM114_FAQ = "FAQ.txt.gz"
+"""The CRM114 and CRM114 Mailfilter FAQ as William S. Yerazunis keeps it (plain text: a
+``#`` comment header and a title, then 31 entries ``*** <question>``, a question wrapped
+onto lines indented one to four spaces, a blank line, the answer mostly opening with ``- ``
+up to the next ``***``). Every entry asks, as its author marked it, follow-ups and stated
+problems included ("Very funny.  What does CRM114 _really_ stand for?", "So that's it?",
+"I tried training in a huge amount of spam or nonspam, and it hung!"):
+:func:`split_crm114_faq` reads each ``***`` as Screen's ``Q:`` and then reads the FAQ with
+:func:`split_qa_faq` unchanged."""
+CRM114_TEXTS = (
+    "README.gz",
+    "CRM114_Mailfilter_HOWTO.txt.gz",
+    "INTRO.txt.gz",
+    "QUICKREF.txt.gz",
+    "CLASSIFY_DETAILS.txt.gz",
+    "KNOWNBUGS.txt",
+    "README.Debian",
+)
+"""The package's documentation beside the FAQ (the master README with its release news, the
+mail filter HOWTO, the language introduction and quick reference, the classifiers'
+description, the known bugs, Debian's notes): in, as text. Out, chosen before any number:
+the four sample texts the classifier tests train on (``Alice_In_Wonderland_*``,
+``Hound_of_the_Baskervilles_*``, ``Macbeth_Act_IV``, ``The_Wind_in_the_Willows_*``: novels,
+not documentation), ``THINGS_TO_DO.txt.gz`` (the author's to-do list), ``COLOPHON.txt``,
+``NEWS.Debian.gz``, ``inoc_passwd.txt``, the ``examples/`` programs and tests (CRM114 code),
+the changelogs and the copyright."""
+CRM114_CONFIG = "usr/share/crm114/mailfilter.cf"
+"""The mail filter's commented configuration (the ``:clf:`` classifier flags and the other
+settings the answers name): in, as text. The ``.crm`` programs beside it are code: out."""
+CRM114_MAN = (
+    "usr/share/man/man1/crm.1.gz",
+    "usr/share/man/man1/cssutil.1.gz",
+    "usr/share/man/man1/cssdiff.1.gz",
+)
+"""The package's three man pages (the ``crm`` interpreter, the ``.css`` bucket tools): in, as
+markdown (:func:`roff_page_markdown`)."""
+_CRM114_QUESTION = re.compile(r"^\*\*\*[ \t]+(?=\S)", re.MULTILINE)
+
+
+def split_crm114_faq(text: str) -> tuple[str, list[tuple[str, str, str]]]:
+    """CRM114's ``FAQ.txt`` -> (the FAQ as one plain-text page without its questions, [(id,
+    question, answer)]): every line that opens with ``***``, blanks and text (an entry:
+    ``*** What does CRM114 stand for?``; no answer line opens so) reads as ``Q: <text>``,
+    then :func:`split_qa_faq` unchanged: the question's indented lines right under it are
+    the rest of it, and all of it leaves the page; the answer is the text after the blank
+    line up to the next entry. The comment header and the title stay, in no answer. Ids are
+    the questions' slugs (Screen's rule), a repeat ``-2``. One regular expression anchored at
+    a line's start, then one pass over the lines: linear."""
+    return split_qa_faq(_CRM114_QUESTION.sub("Q: ", text))
+
+
+def crm114_faq_set() -> NaturalSet:
+    """CRM114's FAQ (Debian ``crm114``, ``/usr/share/doc/crm114/FAQ.txt.gz``: plain text, 31
+    ``***`` entries) as one file ``FAQ.txt`` with every question (wrapped lines included)
+    deleted (:func:`split_crm114_faq`: each ``***`` read as Screen's ``Q:``, then
+    :func:`split_qa_faq` unchanged), beside the package's documentation
+    (:data:`CRM114_TEXTS`), the mail filter's configuration (:data:`CRM114_CONFIG`) and the
+    man pages (:data:`CRM114_MAN`). Ids are the questions' slugs
+    (``crm114-faq:what-does-crm114-stand-for``). Entries whose answer is under
+    :data:`MIN_ANSWER_WORDS` words are left out and named. Built in stop 77 and measured
+    once, with no change to the retriever: an untuned check (helper heldout100)."""
+    root, doc, faq_path = _packaged_doc(CRM114_PACKAGE, CRM114_DOC, CRM114_FAQ)
+    text, qa = split_crm114_faq(_doc_text(faq_path, "utf-8"))
+    if not qa:
+        raise FileNotFoundError(f"no FAQ questions in {faq_path}")
+    files = {"FAQ.txt": text}
+    asked = _faq_questions("crm114-faq", qa, "FAQ.txt")
+    kept = _add_notes(files, doc, CRM114_TEXTS)
+    config = root / CRM114_CONFIG
+    if config.is_file():
+        files[config.name] = _doc_text(config, "utf-8").strip() + "\n"
+        kept.append(config.name)
+    kept += _add_man_pages(files, root, CRM114_MAN)
+    return _judged_package_set(
+        "crm114-faq",
+        root,
+        files,
+        asked,
+        lambda version, unjudged: (
+            f"CRM114 FAQ from {CRM114_PACKAGE} {version} (FAQ.txt.gz, plain text, {len(qa)} "
+            "*** entries; every question, wrapped lines included, deleted by Screen's Q:/A: "
+            "reader after each *** reads as Q:) + the package's documentation, mail filter "
+            f"configuration and man pages beside it ({', '.join(kept)}); the sample novels, "
+            "to-do list, colophon, NEWS.Debian, the .crm programs and tests, changelogs and "
+            "copyright out; answer = the text after the question up to the next entry; left "
+            f"out, answer under {MIN_ANSWER_WORDS} words: {' | '.join(unjudged) or 'none'}"
+        ),
+    )
+
+
 BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "django-faq": lambda emb: django_faq_set(),
     "gitfaq": lambda emb: gitfaq_set(),
@@ -16330,6 +16435,7 @@ BUILDERS: dict[str, Callable[[Any], NaturalSet]] = {
     "zlib-faq": lambda emb: zlib_faq_set(),
     "gmsh-faq": lambda emb: gmsh_faq_set(),
     "hwloc-faq": lambda emb: hwloc_faq_set(),
+    "crm114-faq": lambda emb: crm114_faq_set(),
     "cranfield": cranfield_set,
     "pytest-derived": lambda emb: pytest_derived_set(),
 }
