@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 
 from treehop import Treehop
 from treehop.cli._app import _parse_filter
-from treehop.errors import InvalidFilterError, NotFoundError, TreehopError
+from treehop.errors import InvalidFilterError, InvalidURIError, NotFoundError, TreehopError
 from treehop.filters import MAX_FILTER_DEPTH
 from treehop.redaction import redact
 from vendor_keys import VENDOR_KINDS, vendor_key
@@ -50,8 +50,8 @@ def _keylike_tail(tail: str) -> bool:
 
 
 def _keylike_head(rest: str) -> bool:
-    runs = [r for r in re.split(r"[-_]", rest[-64:]) if r]
-    return not runs or any(c.isdigit() or c.isupper() for c in runs[-1])
+    slug = all((r.islower() and r.isalpha()) or r.isdigit() for r in re.split(r"[-_]", rest) if r)
+    return rest == "" or (any(c.isdigit() or c.isupper() for c in rest[:64]) and not slug)
 
 
 # -- 1. a key split by one plain space -------------------------------------------------
@@ -152,6 +152,24 @@ def test_control_an_ordinary_missing_uri_is_still_quoted_whole(client: Treehop) 
         client.read("viking://resources/nosuch.md")
     with pytest.raises(NotFoundError, match=r"unknown target URI\(s\): viking://resources/no"):
         client.find("rollout", target_uri="viking://resources/no")
+
+
+def test_ls_of_a_leaf_named_by_a_key_masks_it(client: Treehop) -> None:
+    # (found by bench/attacks90_attack.py: "<uri> is a leaf, not a directory" quoted it whole)
+    key = KEYS[3]  # (sk-admin-)
+    added = client.add_resource("Leaf body.", is_text=True, name=key)
+    with pytest.raises(InvalidURIError) as info:
+        client.ls(added.root_uri)
+    assert key[9:40] not in str(info.value) and "is a leaf" in str(info.value)
+
+
+def test_a_session_id_holding_a_split_key_is_masked(client: Treehop) -> None:
+    # (found by the attack script: the id quoted whole, the key's pieces each too short)
+    key = next(k for k in KEYS if k.startswith("AIza"))
+    sid = key[:19] + " " + key[19:]
+    with pytest.raises(NotFoundError) as info:
+        client.get_session(sid)
+    assert key[19:] not in str(info.value) and key[4:19] not in str(info.value)
 
 
 # -- 3. a key given twice in a JSON filter ---------------------------------------------

@@ -738,7 +738,7 @@ class AsyncTreehop:
         if node is None:
             return []
         if node.is_leaf:
-            raise InvalidURIError(f"{uri} is a leaf, not a directory")
+            raise InvalidURIError(redact(f"{uri} is a leaf, not a directory"))  # (attacks90)
         return [
             Entry(
                 self.display(c.uri),

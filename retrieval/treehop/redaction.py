@@ -503,17 +503,18 @@ starts its token (``\\nsk-...``, ``\\u200bsk-...``: :data:`_ESCAPED`) is read th
 _SECOND_PREFIX = re.compile(r"(?:proj|svcacct|admin|ant(?:-api[0-9]{2})?|or(?:-v[0-9])?)-")
 """What follows ``sk-`` in a vendor's second prefix (OpenAI's, Anthropic's, OpenRouter's)."""
 _KEY_CASE = re.compile(r"[0-9A-Z]")
-_RUN_SEP = re.compile(r"[-_]")
+_SLUG = re.compile(r"[-_]*+(?:[a-z]++|[0-9]++)(?:[-_]++(?:[a-z]++|[0-9]++))*+[-_]*+")
+"""A slug's words: runs of lower-case letters or of digits, joined by ``-`` / ``_``."""
 
 
 def _keylike_head(head: str) -> bool:
     """Whether ``head`` (a token holding a vendor prefix) reads like a key's first piece: what
-    follows its prefix (and ``sk-`` 's second prefix) is nothing, or its last run of letters
-    and digits (after its last ``-`` / ``_``) holds a digit or an upper-case letter within
-    its last 64 characters. A slug's last run is a word (``sk-learn``, ``hf_hub``,
-    ``disk-space``, ``sk-1234-fix``): not joined with the next word (``sk-1234-fix
+    follows its prefix (and ``sk-`` 's second prefix) is nothing, or holds a digit or an
+    upper-case letter (within 64 characters) and is no slug (:data:`_SLUG`: every run
+    between ``-`` / ``_`` all lower-case letters or all digits). A slug is not joined with
+    the next word (``sk-learn``, ``hf_hub``, ``disk-space``, ``sk-1234-fix``: ``sk-1234-fix
     GridSearchCV`` read joined has a lower-case letter followed by an upper-case one and a
-    digit: :data:`_SK_SHORT` 's second form)."""
+    digit, :data:`_SK_SHORT` 's second form)."""
     found = _KEY_PREFIX.search(head)
     if found is None:
         return False
@@ -521,8 +522,9 @@ def _keylike_head(head: str) -> bool:
     if found.group(0) == "sk-":
         second = _SECOND_PREFIX.match(head, at)
         at = second.end() if second else at
-    runs = [run for run in _RUN_SEP.split(head[at:][-64:]) if run]
-    return not runs or _KEY_CASE.search(runs[-1]) is not None
+    if at == len(head):
+        return True
+    return _KEY_CASE.search(head, at, at + 64) is not None and not _SLUG.fullmatch(head, at)
 
 
 def _redact_spaced(s: str) -> str:
