@@ -14,6 +14,7 @@ from .context_assembly import AssembledContext, ContextSection, assemble_context
 from .embedders.base import BaseEmbedder, Embedder
 from .errors import (
     ClientClosedError,
+    DuplicateFilterKeyError,
     EmbeddingError,
     IndexCorruptError,
     IndexRecoveryError,
@@ -65,6 +66,7 @@ __all__ = [
     "ClientClosedError",
     "ContextSection",
     "ContextType",
+    "DuplicateFilterKeyError",
     "EmbeddedStore",
     "Embedder",
     "EmbeddingError",

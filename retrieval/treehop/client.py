@@ -109,7 +109,7 @@ from .models import (
 )
 from .postprocess import apply_rerank_threshold, diffuse_chunks, group_chunks
 from .reader_processes import ReaderPool
-from .redaction import MODEL_NAME_CHARS, install_log_filter, listed, shown_name
+from .redaction import MODEL_NAME_CHARS, cut_text, install_log_filter, listed, redact, shown_name
 from .rerankers.base import BaseReranker, Reranker
 from .search_options import SEARCH_OPTIONS, SearchKwargs, SearchOptions
 from .sessions import Session, SessionStore, UserSessions
@@ -718,7 +718,9 @@ class AsyncTreehop:
         self._fresh()  # every call that starts by reading a node sees the latest commit
         node = self.store.get([resolved])[0]
         if node is None:
-            raise NotFoundError(f"no node at {uri}{self._escaped_hint(resolved)}")
+            # (redacted: a URI may carry a credential, ``?api_key=...``, a key as a name;
+            # helper attacks90: the CLI and the MCP server masked it, the Python API not)
+            raise NotFoundError(redact(f"no node at {uri}{self._escaped_hint(resolved)}"))
         return node
 
     def _escaped_hint(self, resolved: str) -> str:
@@ -756,7 +758,7 @@ class AsyncTreehop:
         if node is None:
             return []
         if node.is_leaf:
-            raise InvalidURIError(f"{uri} is a leaf, not a directory")
+            raise InvalidURIError(redact(f"{uri} is a leaf, not a directory"))  # (attacks90)
         return [
             Entry(
                 self.display(c.uri),
@@ -1788,8 +1790,10 @@ def _unknown_targets(missing: Sequence[str], hint: str = "") -> NotFoundError:
     """The error of a find whose targets name no node (named bounded: 100 targets of 2,048
     characters made a 200 KB message); ``hint``: :meth:`AsyncTreehop._escaped_hint`'s."""
     more = f" (and {len(missing) - 10} more)" if len(missing) > 10 else ""
-    shown = ", ".join(t[:200] for t in missing[:10])
-    return NotFoundError(f"unknown target URI(s): {shown}{more}{hint}")
+    # (each cut before it is redacted, a key the cut runs through masked whole: helper
+    # attacks90, the caller's URI was quoted as given, its credential too)
+    shown = ", ".join(cut_text(t, 200) for t in missing[:10])
+    return NotFoundError(redact(f"unknown target URI(s): {shown}{more}{hint}"))
 
 
 _QUIET_FLOATS = np.errstate(over="ignore", under="ignore", invalid="ignore")

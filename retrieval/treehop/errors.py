@@ -25,6 +25,13 @@ class InvalidFilterError(TreehopError, ValueError):
     """A metadata or tag filter does not follow the filter DSL."""
 
 
+class DuplicateFilterKeyError(InvalidFilterError):
+    """A filter written as JSON (``treehop --filter``, an MCP tool's ``filter``) gives one
+    object the same key twice. JSON readers keep only the last value, so the filter run would
+    not be the one written (``{"field": "team", "field": "x"}`` searched ``x``, and its error
+    named ``x``): refused, naming the key (helper attacks90)."""
+
+
 class InvalidFilterArgumentError(InvalidFilterError, InvalidQueryError):
     """A filter given as one call's argument among others (LangChain's
     ``TreehopRetriever.invoke(q, filter=...)``) does not follow the filter DSL. Both classes:

@@ -52,13 +52,104 @@ from typing import Any
 
 import numpy as np
 
-from .errors import InvalidFilterError, InvalidQueryError, TreehopError
+from .errors import DuplicateFilterKeyError, InvalidFilterError, InvalidQueryError, TreehopError
 from .redaction import listed, shown_name
 from .timestamps import TIMESTAMP_FIELD, time_range_filter
 from .uri import CHUNK_MARK, USER_SPACE_PREFIX
 from .validation import exact_real as _exact_real
 from .validation import finite as _finite
 from .validation import shown_value
+
+
+class _Twice(Exception):
+    """:func:`_unique_pairs` 's signal: an object gave ``key`` twice."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``json.loads``'s ``object_pairs_hook``: the object, or :class:`_Twice` for a key it
+    gives twice (one set per object: linear)."""
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _Twice(key)
+            seen.add(key)
+    return out
+
+
+def duplicate_key_message(what: str, key: str) -> str:
+    """The text of a :class:`~treehop.errors.DuplicateFilterKeyError` for ``key``."""
+    return (
+        f"{what} gives the key {shown_name(key)} twice in one object: JSON keeps only the "
+        "last value, so the filter run would not be the one written; give each key once "
+        '(several conditions go in a list: {"op": "and", "conds": [...]})'
+    )
+
+
+def too_deep_message(what: str) -> str:
+    """The text of the error for a filter nested past the JSON reader's depth."""
+    return (
+        f"{what} is nested too deeply: a filter nests at most {MAX_FILTER_DEPTH} levels "
+        "(this one is past what the JSON reader reads)"
+    )
+
+
+def loads_filter_json(text: str, what: str = "filter") -> Any:
+    """``text`` (a filter written as JSON: ``treehop --filter``) decoded, refusing an object
+    that gives one key twice (:class:`~treehop.errors.DuplicateFilterKeyError`, naming the
+    key) and nesting past the JSON reader's depth (:class:`InvalidFilterError` with
+    :data:`MAX_FILTER_DEPTH`). Other decoder refusals go on as ``json`` raises them
+    (``json.JSONDecodeError``, ``ValueError``): the caller words them.
+
+    Why (helper attacks90; attacks89 left both): Python's ``json`` keeps the last of a
+    duplicated key silently (``{"field": "team", "field": "x"}`` ran on ``x``), and a filter
+    nested 5,000 deep was answered "not JSON" (the MCP server) or "not valid JSON (nested
+    too deeply)" (the CLI), without the limit a filter has."""
+    try:
+        return json.loads(text, object_pairs_hook=_unique_pairs)
+    except _Twice as twice:
+        raise DuplicateFilterKeyError(duplicate_key_message(what, twice.key)) from None
+    except RecursionError:
+        raise InvalidFilterError(too_deep_message(what)) from None
+
+
+class _Marked(dict):  # type: ignore[type-arg]
+    """An object decoded by :func:`marked_pairs` that gave ``twice`` more than once."""
+
+    twice: str = ""
+
+
+def marked_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``json.loads``'s ``object_pairs_hook`` for a text of which only a part is a filter (a
+    JSON-RPC line): an object giving a key twice is a :class:`_Marked` dict naming it, for
+    :func:`first_duplicate_key` to find where it stands."""
+    try:
+        return _unique_pairs(pairs)
+    except _Twice as twice:
+        out = _Marked(pairs)
+        out.twice = twice.key
+        return out
+
+
+def first_duplicate_key(value: Any) -> str | None:
+    """The first key given twice in an object of ``value`` (decoded with
+    :func:`marked_pairs`), or ``None``. One walk (a stack, not recursion): linear."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, _Marked):
+            return item.twice
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return None
+
 
 _BOUNDS = ("gt", "gte", "lt", "lte")
 MAX_FILTER_DEPTH = 32

@@ -1391,7 +1391,7 @@ def check_index_exists(path: str | PathLike[str], what: str) -> None:
         return
     where = "is a file, not an index directory" if p.is_file() else "holds no treehop index"
     raise NotFoundError(
-        f"{what}: {os.fspath(path)} {where}; a retriever reads an existing index: build it "
+        f"{what}: {redact(os.fspath(path))} {where}; a retriever reads an existing index: build it "
         "first (a vector store's add_documents, add_documents(client, docs), treehop index "
         "DIR), or pass an open client (Treehop(path)) to start from an empty one"
     )

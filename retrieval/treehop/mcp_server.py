@@ -55,6 +55,7 @@ from ._mcp_wire import (
 )
 from .context_assembly import TIERS
 from .errors import SEARCH_SESSION_HINT, NotFoundError, SessionNotFoundError, TreehopError
+from .filters import duplicate_key_message, first_duplicate_key, marked_pairs, too_deep_message
 from .integration_kit import acheck_filter_fields
 from .models import SCORE_KIND_FUSED, FindResult, MatchedContext
 from .redaction import RedactingFilter, cut_text, redact, shown_name
@@ -511,6 +512,41 @@ def _keys_kept_request() -> Any:
     return KeysKeptRequest
 
 
+_TOO_DEEP = (
+    f"Invalid Request: JSON nested deeper than this server reads (about {_SDK_DEPTH} levels); "
+    + too_deep_message("a tool's filter")
+)
+"""The answer to a line nested past Python's JSON reader (its id unread: ``null``)."""
+
+
+def _filter_key_twice(line: str) -> str | None:
+    """The error text for a ``tools/call`` line whose ``filter`` argument gives a key twice
+    in one object (:func:`~treehop.filters.duplicate_key_message`), else ``None``.
+
+    Why (helper attacks90; attacks89 left it): the SDK's reader, as Python's ``json``,
+    keeps the last of a duplicated key silently, so ``{"field": "team", "field": "x"}``
+    ran on ``x`` (and its error named ``x``). Read only for a call whose text names a
+    ``filter`` (or holds a ``\\u`` escape, which may spell it): one more parse of the line,
+    linear; a duplicated key elsewhere in the request is left as the SDK reads it."""
+    if '"filter"' not in line and "\\u" not in line:
+        return None
+    try:
+        sent = json.loads(line, object_pairs_hook=marked_pairs, parse_int=_int_or_beyond)
+    except (ValueError, RecursionError):
+        return None
+    params = sent.get("params") if isinstance(sent, dict) else None
+    arguments = params.get("arguments") if isinstance(params, dict) else None
+    found = arguments.get("filter") if isinstance(arguments, dict) else None
+    twice = first_duplicate_key(found) if found is not None else None
+    if twice is None:
+        return None
+    name = params.get("name") if isinstance(params, dict) else None
+    tool = shown_name(name) if isinstance(name, str) else "?"
+    return f"Invalid params: tool {tool}: DuplicateFilterKeyError: " + duplicate_key_message(
+        "filter", twice
+    )
+
+
 def _screen(line: str) -> _Screened:
     """``line`` passed on (``answer`` ``None``) when the SDK's own parser reads it as the
     JSON-RPC message it is, or answered (``answer``, the ``JSONRPCError``).
@@ -534,6 +570,7 @@ def _screen(line: str) -> _Screened:
     (``7``; the answer carries ``7``, the same JSON number): JSON-RPC takes any number, and the
     SDK's strict ``RequestId`` refused it. A fraction (``1.5``) stays an Invalid Request."""
     from mcp_types import (
+        INVALID_PARAMS,
         INVALID_REQUEST,
         PARSE_ERROR,
         ErrorData,
@@ -549,6 +586,10 @@ def _screen(line: str) -> _Screened:
     except ValidationError:
         pass
     else:
+        twice = _filter_key_twice(line) if request.method == "tools/call" else None
+        if twice is not None:
+            error = ErrorData(code=INVALID_PARAMS, message=twice)
+            return _Screened(JSONRPCError(jsonrpc="2.0", id=request.id, error=error), line)
         if not _ANSWER_KEYS.intersection(request.model_extra or ()):
             return _Screened(None, line, request_id=request.id, method=request.method)
         # (a request's fields beside a "result" or an "error": the SDK's union may read it
@@ -571,7 +612,12 @@ def _screen(line: str) -> _Screened:
         sdk_refused, unicode_note = False, False
     try:
         sent = json.loads(line, parse_constant=_no_constant, parse_int=_int_or_beyond)
-    except (ValueError, RecursionError):
+    except RecursionError:
+        # (JSON nested past Python's reader, a filter most often: told so, with the limits;
+        # it was "the line is not JSON", which it is; helper attacks90)
+        error = ErrorData(code=INVALID_REQUEST, message=_TOO_DEEP)
+        return _Screened(JSONRPCError(jsonrpc="2.0", id=None, error=error), line)
+    except ValueError:
         error = ErrorData(code=PARSE_ERROR, message="Parse error: the line is not JSON")
         return _Screened(JSONRPCError(jsonrpc="2.0", id=None, error=error), line)
     if not sdk_refused and not (isinstance(sent, dict) and "id" in sent):

@@ -351,6 +351,8 @@ def redact(text: object) -> str:
     s = text if isinstance(text, str) else str(text)
     # (first: a key split by a break is masked whole, before its head alone matches a shape)
     s = _redact_joined(s)
+    if " " in s and _KEY_PREFIX.search(s) is not None:
+        s = _redact_spaced(s)
     exact = _exact
     if exact is not None:
         s = exact.sub(MASK, s)
@@ -467,6 +469,120 @@ def _redact_joined(s: str) -> str:
         if start >= pos:
             out.append(MASK)
         pos = end
+    out.append(s[pos:])
+    return "".join(out)
+
+
+_KEY_PREFIX = re.compile(r"sk-|gh[pousr]_|github_pat_|hf_|xox[abprs]-|glpat-|AKIA|AIza")
+"""The prefixes of :data:`_VENDOR_SHAPES`: a text without one holds no vendor key to join."""
+_KEYLIKE_TAIL = (
+    r" (?=[A-Za-z0-9_-]{8})(?=[A-Za-z0-9_-]{0,62}[a-z][A-Z]|[A-Za-z_-]{0,63}[0-9])"
+    + _NOT_A_NUMBER
+    + r"[A-Za-z0-9_-]++"
+)
+"""One plain space, then a token that reads like a key's piece: 8 or more key characters,
+a digit or a lower-case letter followed by an upper-case one (each within its first 64
+characters), not a number or a date (:data:`_NOT_A_NUMBER`). A word of prose has none of
+these (``the``, ``Next``, ``IMPORTANT``; ``user42`` and ``v10`` are under 8;
+``2024-01-01`` is a date); a CamelCase word of 8 or more (``JavaScript``) has, and is
+joined only after a key-like head (:func:`_keylike_head`) into a vendor's shape."""
+_SPACED = re.compile(
+    r"(?<![A-Za-z0-9_-])(?>[A-Za-z0-9_-]*?(?:" + _KEY_PREFIX.pattern + r"))[A-Za-z0-9_-]*+"
+    r"(?:" + _KEYLIKE_TAIL + r")+"
+)
+"""A token holding a vendor prefix, then one or more key-like tokens (:data:`_KEYLIKE_TAIL`),
+each after one plain space: the candidates :func:`_redact_spaced` joins. The head is read
+from a token's start up to its first prefix once (an atomic group: a token of many prefixes,
+``sk-sk-sk-...``, is not read again from each), then to its end; each tail's lookaheads read
+at most 64 characters: linear."""
+_SPACED_CONTEXT = 10
+"""Characters before a candidate given to :data:`_VENDOR_KEY` with it: an escape that
+starts its token (``\\nsk-...``, ``\\u200bsk-...``: :data:`_ESCAPED`) is read there."""
+
+
+_SECOND_PREFIX = re.compile(r"(?:proj|svcacct|admin|ant(?:-api[0-9]{2})?|or(?:-v[0-9])?)-")
+"""What follows ``sk-`` in a vendor's second prefix (OpenAI's, Anthropic's, OpenRouter's)."""
+_KEY_CASE = re.compile(r"[0-9A-Z]")
+_SLUG = re.compile(r"[-_]*+(?:[a-z]++|[0-9]++)(?:[-_]++(?:[a-z]++|[0-9]++))*+[-_]*+")
+"""A slug's words: runs of lower-case letters or of digits, joined by ``-`` / ``_``."""
+
+
+def _keylike_head(head: str) -> bool:
+    """Whether ``head`` (a token holding a vendor prefix) reads like a key's first piece: what
+    follows its prefix (and ``sk-`` 's second prefix) is nothing, or holds a digit or an
+    upper-case letter (within 64 characters) and is no slug (:data:`_SLUG`: every run
+    between ``-`` / ``_`` all lower-case letters or all digits). A slug is not joined with
+    the next word (``sk-learn``, ``hf_hub``, ``disk-space``, ``sk-1234-fix``: ``sk-1234-fix
+    GridSearchCV`` read joined has a lower-case letter followed by an upper-case one and a
+    digit, :data:`_SK_SHORT` 's second form)."""
+    found = _KEY_PREFIX.search(head)
+    if found is None:
+        return False
+    at = found.end()
+    if found.group(0) == "sk-":
+        second = _SECOND_PREFIX.match(head, at)
+        at = second.end() if second else at
+    if at == len(head):
+        return True
+    return _KEY_CASE.search(head, at, at + 64) is not None and not _SLUG.fullmatch(head, at)
+
+
+def _redact_spaced(s: str) -> str:
+    """``s`` with every vendor key split by plain spaces masked whole: a token holding a
+    vendor prefix and the key-like tokens after it (:data:`_SPACED`) are read joined, and
+    where :data:`_VENDOR_KEY` matches across a join the span from the match's start to the
+    end of the token it ends in is replaced by one ``***``.
+
+    Why (helper attacks90; attacks89 left it): a key pasted into a chat, a form or a
+    terminal often comes back with a space in it (a word wrap undone, a copy across two
+    cells, ``sk-proj-Ab3d... Xy9z...``), and its head was masked (or not, when shorter than
+    its shape) while the tail after the space was shown whole. The rule: both sides of the
+    space must look like a key's pieces, the head by its vendor prefix, the tail by
+    :data:`_KEYLIKE_TAIL` (and :func:`_keylike_head`: a digit or an upper-case letter after
+    its prefix), and the two joined must be a vendor's shape: ordinary text has
+    no vendor prefix, and a word after a key (``for``, ``user42``, ``v10``, ``Next``) is no
+    key-like tail. A piece of under 8 characters after the space stays shown (at most 7 of
+    the key's characters: not a usable key)."""
+    out: list[str] = []
+    pos = 0
+    for m in _SPACED.finditer(s):
+        pieces = m.group(0).split(" ")
+        if not _keylike_head(pieces[0]):
+            continue
+        lead = max(0, m.start() - _SPACED_CONTEXT)
+        view = s[lead : m.start()] + "".join(pieces)
+        # (where each piece ends in the view, and in ``s``)
+        ends_view: list[int] = []
+        ends_s: list[int] = []
+        at_view, at_s = m.start() - lead, m.start()
+        for p in pieces:
+            at_view += len(p)
+            at_s += len(p)
+            ends_view.append(at_view)
+            ends_s.append(at_s)
+            at_s += 1
+        joins = ends_view[:-1]
+        off = m.start() - lead
+        start = end = -1
+        for k in _VENDOR_KEY.finditer(view):
+            if not any(k.start() < j < k.end() for j in joins):
+                continue
+            if start < 0:
+                a = bisect_right(ends_view, k.start())  # (the piece the match starts in)
+                if k.start() < off:  # (in the context before the candidate)
+                    start = lead + k.start()
+                elif a == 0:
+                    start = m.start() + k.start() - off
+                else:
+                    start = ends_s[a - 1] + 1 + k.start() - ends_view[a - 1]
+            end = ends_s[bisect_right(ends_view, k.end() - 1)]  # (its piece's end)
+        if start < 0:
+            continue
+        out.append(s[pos:start])
+        out.append(MASK)
+        pos = end
+    if not out:
+        return s
     out.append(s[pos:])
     return "".join(out)
 

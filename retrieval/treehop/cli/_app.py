@@ -46,6 +46,7 @@ from ..errors import (
     SessionNotFoundError,
     TreehopError,
 )
+from ..filters import loads_filter_json
 from ..ingest.exclude import check_exclude
 from ..ingest.loaders import (
     MAX_FILE_BYTES,
@@ -273,7 +274,10 @@ def _parse_filter(text: str | None) -> dict[str, Any] | None:
     if text is None:
         return None
     try:
-        value = json.loads(text)
+        # (a key given twice, nesting past the reader's depth: typed, named; attacks90)
+        value = loads_filter_json(text, "--filter")
+    except InvalidFilterError:
+        raise
     except json.JSONDecodeError as exc:
         raise InvalidFilterError(f"--filter is not valid JSON ({exc.msg} at {exc.pos})") from exc
     except (ValueError, RecursionError) as exc:
