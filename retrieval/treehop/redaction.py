@@ -515,16 +515,24 @@ def _keylike_head(head: str) -> bool:
     the next word (``sk-learn``, ``hf_hub``, ``disk-space``, ``sk-1234-fix``: ``sk-1234-fix
     GridSearchCV`` read joined has a lower-case letter followed by an upper-case one and a
     digit, :data:`_SK_SHORT` 's second form)."""
+    at = _prefix_end(head)
+    if at is None:
+        return False
+    if at == len(head):
+        return True
+    return _KEY_CASE.search(head, at, at + 64) is not None and not _SLUG.fullmatch(head, at)
+
+
+def _prefix_end(head: str) -> int | None:
+    """Where ``head`` 's vendor prefix (with ``sk-`` 's second prefix) ends; None without one."""
     found = _KEY_PREFIX.search(head)
     if found is None:
-        return False
+        return None
     at = found.end()
     if found.group(0) == "sk-":
         second = _SECOND_PREFIX.match(head, at)
         at = second.end() if second else at
-    if at == len(head):
-        return True
-    return _KEY_CASE.search(head, at, at + 64) is not None and not _SLUG.fullmatch(head, at)
+    return at
 
 
 def _redact_spaced(s: str) -> str:
@@ -549,6 +557,11 @@ def _redact_spaced(s: str) -> str:
         pieces = m.group(0).split(" ")
         if not _keylike_head(pieces[0]):
             continue
+        if _prefix_end(pieces[0]) == len(pieces[0]):
+            # (a bare prefix, ``AIza`` / ``sk-``, carries no key character of its own: it is
+            # joined with the one piece after it only, which must complete the shape alone;
+            # a run of CamelCase words after a bare ``AIza`` is prose, not a key's pieces)
+            pieces = pieces[:2]
         lead = max(0, m.start() - _SPACED_CONTEXT)
         view = s[lead : m.start()] + "".join(pieces)
         # (where each piece ends in the view, and in ``s``)
