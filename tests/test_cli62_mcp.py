@@ -1,12 +1,18 @@
 """``treehop mcp`` as an agent meets it (helper cli62): the real server over stdio, driven by the
 official SDK's ``ClientSession`` + ``stdio_client`` (what Claude Desktop and agent frameworks
 run). A refused argument says which one and how to fix it, integer bounds are published in the
-input schemas and checked, and ``python -m treehop`` runs the command line."""
+input schemas and checked, and ``python -m treehop`` runs the command line.
+
+The MCP tests and ``python -m treehop ... ls`` start real processes (the entry points, end to
+end); the other command lines run ``python -m treehop``'s ``__main__`` in this process
+(``_cli_here``), without an interpreter and ``import treehop`` each (~1-2 s of CPU per
+command: helper ci77)."""
 
 from __future__ import annotations
 
 import json
 import os
+import runpy
 import subprocess
 import sys
 from collections.abc import AsyncIterator
@@ -129,7 +135,9 @@ async def test_integer_bounds_are_published_and_checked(index: Path) -> None:
         assert "ls" not in text.split("no session 'nosuch'")[1]
 
 
-def test_python_dash_m_treehop_is_the_command_line(index: Path) -> None:
+def test_python_dash_m_treehop_is_the_command_line(
+    index: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     run = subprocess.run(
         [sys.executable, "-m", "treehop", "--index", str(index), "ls", "viking://resources/devops"],
         env={**os.environ, **ENV},
@@ -139,13 +147,9 @@ def test_python_dash_m_treehop_is_the_command_line(index: Path) -> None:
     )
     assert run.returncode == 0, run.stderr
     assert "viking://resources/devops/" in run.stdout
-    version = subprocess.run(
-        [sys.executable, "-m", "treehop", "--version"],
-        env={**os.environ, **ENV},
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    # ``python -m treehop --version``: the same ``treehop/__main__.py``, run in this process
+    # (the ``ls`` above is the real process)
+    version = _cli_here(capsys, "--version", module="treehop")
     assert version.returncode == 0 and version.stdout.strip() == f"treehop {treehop.__version__}"
 
 
@@ -195,17 +199,44 @@ def _cli(index: Path, *args: str, stdin: str | None = None) -> subprocess.Comple
     )
 
 
-def test_an_empty_root_lists_as_empty_on_the_command_line(memories_only: Path) -> None:
+def _cli_here(
+    capsys: pytest.CaptureFixture[str], *argv: str, module: str = "treehop.cli"
+) -> subprocess.CompletedProcess[str]:
+    """``python -m <module> *argv`` run in this process (``runpy``, as ``-m`` runs it: the
+    module's ``__main__`` ends with ``SystemExit(main())``), with what it printed; the
+    answer of :func:`_cli` without a second interpreter."""
+    capsys.readouterr()
+    argv0 = sys.argv
+    sys.argv = [module, *argv]
+    try:
+        with pytest.raises(SystemExit) as ended:
+            runpy.run_module(module, run_name="__main__", alter_sys=False)
+    finally:
+        sys.argv = argv0
+    out, err = capsys.readouterr()
+    code = ended.value.code
+    return subprocess.CompletedProcess(argv, code if isinstance(code, int) else 1, out, err)
+
+
+def _index_cli(
+    capsys: pytest.CaptureFixture[str], index: Path, *args: str
+) -> subprocess.CompletedProcess[str]:
+    return _cli_here(capsys, "--index", str(index), *args, module="treehop")
+
+
+def test_an_empty_root_lists_as_empty_on_the_command_line(
+    memories_only: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     # Before: exit 3, "no node at viking://resources / see what is there with: treehop tree
     # viking://resources" -- the command that had just failed.
-    ls = _cli(memories_only, "ls")
+    ls = _index_cli(capsys, memories_only, "ls")
     assert (ls.returncode, ls.stdout.strip(), ls.stderr) == (0, "viking://resources is empty", "")
-    ls_json = _cli(memories_only, "ls", "viking://~/skills", "--json")
+    ls_json = _index_cli(capsys, memories_only, "ls", "viking://~/skills", "--json")
     assert ls_json.returncode == 0 and ls_json.stdout.strip() == "[]"
-    tree = _cli(memories_only, "tree", "--json")
+    tree = _index_cli(capsys, memories_only, "tree", "--json")
     assert tree.returncode == 0, tree.stderr
     assert json.loads(tree.stdout)["children"] == []
-    missing = _cli(memories_only, "ls", "viking://resources/docs")
+    missing = _index_cli(capsys, memories_only, "ls", "viking://resources/docs")
     assert missing.returncode == 3 and "no node at viking://resources/docs" in missing.stderr
 
 
@@ -218,17 +249,17 @@ def test_mcp_on_a_new_index_says_so_on_stderr(tmp_path: Path, index: Path) -> No
     assert existing.returncode == 0 and "no index" not in existing.stderr
 
 
-def test_hints_fit_the_error(index: Path) -> None:
+def test_hints_fit_the_error(index: Path, capsys: pytest.CaptureFixture[str]) -> None:
     # Before: both got "URIs look like viking://resources/<path>, ..." -- for a well-formed URI
     # and for a user name.
-    leaf = _cli(index, "ls", "viking://resources/devops/README.md")
+    leaf = _index_cli(capsys, index, "ls", "viking://resources/devops/README.md")
     assert leaf.returncode == 2
     assert leaf.stderr.splitlines() == [
         "treehop: error: viking://resources/devops/README.md is a leaf, not a directory",
         "  print it with: treehop read viking://resources/devops/README.md",
     ]
-    user = _cli(index, "--user", "../x", "ls")
+    user = _index_cli(capsys, index, "--user", "../x", "ls")
     assert user.returncode == 2 and "URIs look like" not in user.stderr
     assert "--user (or $TREEHOP_USER) names whose" in user.stderr
-    bad = _cli(index, "ls", "bogus")
+    bad = _index_cli(capsys, index, "ls", "bogus")
     assert bad.returncode == 2 and "URIs look like viking://resources/<path>" in bad.stderr

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reference_80e60c2 import count_calls, old_has_invisible_format
+from reference_80e60c2 import count_calls, old_has_invisible_format, short_texts
 from treehop.validation import has_invisible_format
 
 _TRICKY = st.sampled_from(
@@ -16,8 +16,24 @@ _TRICKY = st.sampled_from(
 )
 
 
-@settings(max_examples=3000, deadline=None)
-@given(st.text(st.one_of(st.characters(codec=None, exclude_categories=()), _TRICKY), max_size=40))
+def test_has_invisible_format_answers_as_before_for_every_short_text() -> None:
+    """Every text of up to four characters of each kind, and every format character and
+    Unicode class between each pair (``short_texts``: 200,679 texts, ~0.6 s): each place a
+    joiner or another format character can stand, which 3,000 random strings of up to 40
+    characters (stop 76: 3.8 s of CPU) sampled and rarely put a joiner between two non-ASCII
+    letters in. Longer texts: the property test below (helper ci77)."""
+    for s in short_texts():
+        assert has_invisible_format(s) is old_has_invisible_format(s), repr(s)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.text(
+        st.one_of(st.characters(codec=None, exclude_categories=()), _TRICKY),
+        min_size=5,
+        max_size=40,
+    )
+)
 def test_has_invisible_format_answers_as_before(s: str) -> None:
     assert has_invisible_format(s) is old_has_invisible_format(s)
 
