@@ -170,12 +170,17 @@ def _retriever_tool(
     )
 
 
-def _format_entries(uri: str, entries: Sequence[Entry]) -> str:
+def _format_entries(uri: str, entries: Sequence[Entry], max_chars: int | None = None) -> str:
     """The listing the model reads: at most :data:`~treehop.mcp_server.MAX_LIST_ENTRIES`
-    entries (a directory of 100,000 files filled its context), then how many more."""
+    entries (a directory of 100,000 files filled its context) and, given ``max_chars``,
+    the entries that fit in that many characters (at least one), then how many more. Why
+    the characters: ``ls`` of one long file lists every chunk with its abstract (lynx's
+    ``lynx.cfg``, 178 chunks: 53,592 characters, where the read tool shows 8,000; helper
+    usage88)."""
     if not entries:
         return f"{uri} is an empty directory."
     lines = [f"Contents of {uri}:"]
+    size = len(lines[0])
     for e in entries[:MAX_LIST_ENTRIES]:
         if e.is_leaf:
             kind = e.kind or "file"
@@ -184,11 +189,16 @@ def _format_entries(uri: str, entries: Sequence[Entry]) -> str:
         else:
             kind = f"directory, {e.children} {'child' if e.children == 1 else 'children'}"
         summary = " ".join(e.abstract.split())
-        lines.append(f"- {e.uri} ({kind}){': ' + summary if summary else ''}")
-    if len(entries) > MAX_LIST_ENTRIES:
+        line = f"- {e.uri} ({kind}){': ' + summary if summary else ''}"
+        if max_chars is not None and len(lines) > 1 and size + 1 + len(line) > max_chars:
+            break
+        lines.append(line)
+        size += 1 + len(line)
+    shown = len(lines) - 1
+    if len(entries) > shown:
         lines.append(
-            f"[{len(entries) - MAX_LIST_ENTRIES} more entries not shown; list a subdirectory "
-            "or search instead]"
+            f"[{len(entries) - shown} more entries not shown; list a subdirectory, "
+            "read a file's chunk or search instead]"
         )
     return "\n".join(lines)
 
@@ -223,6 +233,7 @@ def create_treehop_tools(
     session_id: str | None = None,
     read_max_chars: int = 8000,
     handle_tool_error: bool = True,
+    ls_max_chars: int = 8000,
     **retriever_kwargs: Any,
 ) -> list[BaseTool]:
     """Tools that let an agent search, browse and read a treehop tree.
@@ -240,6 +251,9 @@ def create_treehop_tools(
             artifact keeps the full text).
         handle_tool_error: return treehop errors to the model as the tool result instead of
             raising.
+        ls_max_chars: the ls tool shows the model the entries that fit in this many
+            characters (at least one) and how many more there are (the artifact keeps
+            every entry): ``ls`` of a long file lists each of its chunks.
         **retriever_kwargs: scope and filters for both retriever tools, as accepted by
             :class:`TreehopRetriever` (``target_uri``, ``tag_filter``, ``metadata_filter``,
             ``score_threshold``, ``content_field``, ...).
@@ -259,6 +273,10 @@ def create_treehop_tools(
     ):
         raise InvalidQueryError(
             f"read_max_chars must be a positive integer, got {shown_value(read_max_chars)}"
+        )
+    if isinstance(ls_max_chars, bool) or not isinstance(ls_max_chars, int) or ls_max_chars < 1:
+        raise InvalidQueryError(
+            f"ls_max_chars must be a positive integer, got {shown_value(ls_max_chars)}"
         )
     for reserved in ("client", "mode", "k", "session_id"):
         if reserved in retriever_kwargs:
@@ -295,10 +313,10 @@ def create_treehop_tools(
     if "ls" in kinds:
 
         def ls(uri: str = "viking://resources") -> tuple[str, list[dict[str, Any]]]:
-            return _ls_result(uri, kit.call(client, AsyncTreehop.ls, uri))
+            return _ls_result(uri, kit.call(client, AsyncTreehop.ls, uri), ls_max_chars)
 
         async def als(uri: str = "viking://resources") -> tuple[str, list[dict[str, Any]]]:
-            return _ls_result(uri, await kit.acall(client, AsyncTreehop.ls, uri))
+            return _ls_result(uri, await kit.acall(client, AsyncTreehop.ls, uri), ls_max_chars)
 
         tools.append(_tool(ls, als, f"{p}ls", LS_DESCRIPTION, LsInput, p, handle_tool_error))
     if "read" in kinds:
@@ -317,8 +335,8 @@ def create_treehop_tools(
     return tools
 
 
-def _ls_result(uri: str, entries: list[Entry]) -> tuple[str, list[dict[str, Any]]]:
-    return _format_entries(uri, entries), [_entry_dict(e) for e in entries]
+def _ls_result(uri: str, entries: list[Entry], max_chars: int) -> tuple[str, list[dict[str, Any]]]:
+    return _format_entries(uri, entries, max_chars), [_entry_dict(e) for e in entries]
 
 
 def _tool(

@@ -585,9 +585,18 @@ class TreehopVectorStore(kit.IndexedStore, VectorStore):
         return await self._ammr(query, None, k, fetch_k, lambda_mult, kwargs)
 
     def max_marginal_relevance_search_by_vector(
-        self, embedding: list[float], *args: Any, **kwargs: Any
+        self,
+        embedding: list[float],
+        k: int = 4,
+        fetch_k: int = 20,
+        lambda_mult: float = 0.5,
+        **kwargs: Any,
     ) -> list[Document]:
-        coro = self.amax_marginal_relevance_search_by_vector(embedding, *args, **kwargs)
+        # (was ``*args, **kwargs``: ``help()`` and IDEs showed no k, fetch_k, lambda_mult,
+        # which the async twin and LangChain's base signature name; helper usage88)
+        coro = self.amax_marginal_relevance_search_by_vector(
+            embedding, k, fetch_k, lambda_mult, **kwargs
+        )
         return self._run(coro)
 
     async def amax_marginal_relevance_search_by_vector(

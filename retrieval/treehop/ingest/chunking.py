@@ -121,7 +121,7 @@ def _asks(block: str) -> bool:
     )
 
 
-def _blocks(body: str, converted: bool = False) -> list[tuple[str, bool]]:
+def _blocks(body: str, converted: bool = False) -> list[tuple[str, bool, bool]]:
     """Paragraph-like blocks (runs of non-blank lines), each with whether it starts a new
     answer (:func:`_asks`, a rule line on its own before it (:data:`_BREAK`, dropped), or
     two or more blank lines before it: how
@@ -131,7 +131,7 @@ def _blocks(body: str, converted: bool = False) -> list[tuple[str, bool]]:
     ``converted``: the body is :func:`~treehop.ingest.markup.html_to_markdown`'s, whose
     escapes (a backslash before ``# htpasswd ...``) are taken back on lines outside code:
     read as escaped for rules, shown as the page shows them in the block's text."""
-    out: list[tuple[str, bool]] = []
+    out: list[tuple[str, bool, bool]] = []
     cur: list[str] = []
     rules = True  # every line of the open block is a rule line (as written)
     blanks = 0
@@ -167,7 +167,7 @@ def _blocks(body: str, converted: bool = False) -> list[tuple[str, bool]]:
 
 
 def _end_block(
-    out: list[tuple[str, bool]], cur: list[str], gap: bool, code: bool, rules: bool
+    out: list[tuple[str, bool, bool]], cur: list[str], gap: bool, code: bool, rules: bool
 ) -> bool:
     """Append the block ``cur`` to ``out`` (with whether it starts a new answer) unless it is
     rule lines alone outside code (``rules``, :data:`_BREAK`: an author's mark between
@@ -176,17 +176,37 @@ def _end_block(
     if not code and rules:
         return True  # (two lines: the over- and underline of a deleted reST title)
     block = "\n".join(cur)
-    out.append((block, gap or _asks(block)))
+    out.append((block, gap or _asks(block), code))
     return False
 
 
-def _cut(text: str, max_chars: int) -> list[str]:
+CODE_LINE_CUTS = True
+"""Whether an over-long block of code (a fenced block's lines, as ``<pre>`` converts) is cut
+at line ends only, its fence closed at the end of each piece and opened again at the start
+of the next, and a cut with no sentence end in reach prefers a line end to a space. Off,
+code was cut like prose: at a ``.`` before a space or at any space, mid-line (lynx's
+``KEYMAP:HOME:HOME`` / ``# Keypad Home ...`` in two chunks), the next piece's first line lost
+its indentation and only the first piece had the opening fence (helper usage88)."""
+
+
+def _cut(text: str, max_chars: int, code: bool = False) -> list[str]:
     """Cut one over-long block into pieces of at most ``max_chars``: at sentence ends when the
-    block has them, else at the last whitespace before the limit, else mid-word."""
+    block has them, else at the last line end or whitespace before the limit, else mid-word.
+    ``code`` (a block of a code fence, :data:`CODE_LINE_CUTS`): at the last line end before
+    the limit first, each piece's first line keeping its indentation, and a block that opens
+    its fence has it closed and opened again around each cut."""
     if len(text) <= max_chars:
         return [text]
+    fence = close = ""
+    if code:
+        first = text.split("\n", 1)[0]
+        opened = fence_open(first)
+        if opened is not None:
+            fence = first.strip()
+            close = opened[0] * opened[1]
+            max_chars = max(max_chars - len(fence) - len(close) - 2, max_chars // 2)
     # Candidate cut points in one pass: sentence ends (preferred) and whitespace.
-    ends = [m.end() for m in _SENTENCE_END.finditer(text)]
+    ends = [] if code else [m.end() for m in _SENTENCE_END.finditer(text)]
     pieces: list[str] = []
     start = 0
     e = 0  # index into ends, only moves forward
@@ -197,16 +217,34 @@ def _cut(text: str, max_chars: int) -> list[str]:
             e += 1
         cut = ends[e - 1] if e and ends[e - 1] > start + max_chars // 3 else -1
         if cut < 0:
-            ws = max(text.rfind(" ", start, limit), text.rfind("\n", start, limit))
-            cut = ws if ws > start + max_chars // 3 else limit
-        piece = text[start:cut].strip()
+            nl = text.rfind("\n", start, limit) if CODE_LINE_CUTS else -1
+            if nl > start + max_chars // 3:
+                cut = nl
+            else:
+                ws = max(text.rfind(" ", start, limit), text.rfind("\n", start, limit))
+                cut = ws if ws > start + max_chars // 3 else limit
+        piece = _piece(text, start, cut, code)
         if piece:
             pieces.append(piece)
         start = cut
-    tail = text[start:].strip()
+    tail = _piece(text, start, n, code)
     if tail:
         pieces.append(tail)
+    if fence and len(pieces) > 1:
+        last = len(pieces) - 1
+        pieces = [
+            (p if i == 0 else f"{fence}\n{p}") + ("" if i == last else f"\n{close}")
+            for i, p in enumerate(pieces)
+        ]
     return pieces
+
+
+def _piece(text: str, start: int, end: int, code: bool) -> str:
+    """``text[start:end]`` without the blank lines around it and, in prose, the spaces; a
+    piece of code keeps its first line's indentation."""
+    if code:
+        return text[start:end].strip("\n").rstrip()
+    return text[start:end].strip()
 
 
 def _pieces(body: str, max_chars: int, converted: bool = False) -> list[tuple[str, bool]]:
@@ -227,14 +265,14 @@ def _pieces(body: str, max_chars: int, converted: bool = False) -> list[tuple[st
     small = max_chars // 4
     cont = False  # whether the open piece continues the previous piece's answer
     asks_only = True  # whether the open piece holds questions or labels only (no answer)
-    for block, starts in _blocks(body, converted):
+    for block, starts, code in _blocks(body, converted):
         if starts and cur and (size >= small or not asks_only):
             out.append((cur, cont))
             if cont and size < small:
                 _rebalance(out, small, max_chars)
             cur, size, cont = [], 0, False
         asks_only = starts and (asks_only or not cur)
-        for part in _cut(block, max_chars):
+        for part in _cut(block, max_chars, code and CODE_LINE_CUTS):
             if cur and size + len(part) + 2 > max_chars:
                 out.append((cur, cont))
                 cur, size, cont, asks_only = [], 0, True, False
