@@ -1669,8 +1669,9 @@ class TreeWriter:
         return sorted(k for k in wanted if self.store.get_state(k))
 
     def _drop_target_records(self, keys: Sequence[str]) -> None:
-        """Drop ``keys`` (:meth:`_target_records`), right after the removal's commit: the
-        embedded store removes their files, another store keeps an empty blob (its delete).
+        """Drop ``keys`` (:meth:`_target_records`), right after the removal's commit: a store
+        with ``drop_state`` (the embedded one removes their files; Milvus and VikingDB their
+        rows, helper leftovers77) leaves nothing; any other keeps an empty blob (its delete).
         A stop between the commit and this leaves them, unread (:meth:`_call_tags` reads a
         record only while its target is stored; a manifest of a folder not stored plans a
         full read); the next add of the target writes its own."""

@@ -1,0 +1,120 @@
+"""Stop-76 index-lifecycle leftovers (helper leftovers77; leftovers75's, leftovers76's and
+review77's "Left alone"). In-process and cheap: two store objects of one index stand for
+two processes (an ``flock`` is per open file, so the second sees the first's lock as
+another holder's); no child Python.
+
+1. A removed target's records leave nothing on Milvus / VikingDB (their ``drop_state``; the
+   removal wrote ``b""`` there, a head row kept for good).
+2. A tag the user sets by hand after a stopped index call survives the next call, even one
+   only the stopped call gave.
+3. A direct ``EmbeddedStore`` read while another writer creates the index raises
+   ``IndexBeingCreatedError`` as a client's read does (it answered the empty index).
+4. A dead creator's ingest records (its partial manifest) are removed by the next writer.
+5. A client opening an empty path does not tell a concurrent reader "being created".
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from treehop import Treehop
+from treehop.ingest.writer import _call_tags_key, _manifest_key
+
+from fake_servers.vikingdb_server import FakeVikingDB
+from treehop_test_doubles import BagOfWordsEmbedder
+
+DOC = "viking://resources/doc"
+
+
+def _folder(tmp_path: Path, n: int = 3) -> Path:
+    d = tmp_path / "doc"
+    d.mkdir()
+    for i in range(n):
+        (d / f"f{i}.md").write_text(f"# File {i}\n\nThe text of file {i} about topic{i}.\n")
+    return d
+
+
+# ------------------------------------------------------------------------------ 1. remote
+@pytest.fixture
+def viking() -> Iterator[Any]:
+    from test_vikingdb_store import AK, SK, make_store
+
+    with FakeVikingDB(ak=AK, sk=SK) as server:
+        yield server, make_store
+
+
+@pytest.fixture
+def milvus(tmp_path: Path) -> Iterator[Any]:
+    from pymilvus import MilvusClient
+
+    client = MilvusClient(str(tmp_path / "m.db"))
+    yield client
+    client.close()
+
+
+def _remote_store(kind: str, viking: Any, milvus: Any, dim: int) -> tuple[Any, Any, Any]:
+    """The store, a function listing every state row id it holds, and one naming the head
+    row id of a key."""
+    if kind == "vikingdb":
+        from treehop.stores.vikingdb import uri_key
+
+        server, make_store = viking
+        store = make_store(server, dim=dim)
+
+        def ids() -> list[str]:
+            return sorted(k for c in server.collections.values() for k in c.rows if k[0] in "sp")
+
+        return store, ids, lambda key: "s" + uri_key(key)
+    from treehop.stores.milvus import MilvusStore
+
+    store = MilvusStore(client=milvus, collection="lo77", dimension=dim)
+
+    def ids() -> list[str]:
+        rows = milvus.query(store.state_collection, filter='id != ""', output_fields=["id"])
+        return sorted(r["id"] for r in rows)
+
+    return store, ids, lambda key: "h:" + key
+
+
+@pytest.mark.parametrize("kind", ["vikingdb", "milvus"])
+def test_a_remote_store_drops_a_blob_whole(kind: str, viking: Any, milvus: Any) -> None:
+    """A blob inline (one head row) and one in parts: nothing left after ``drop_state``."""
+    store, ids, _ = _remote_store(kind, viking, milvus, 8)
+    before = ids()
+    store.put_state("ingest/small", b"x" * 10)
+    store.put_state("ingest/big", bytes(range(256)) * 300)  # (76,800 bytes: in parts)
+    assert len(ids()) > len(before) + 2  # (the premise: the big one is in parts)
+    store.drop_state("ingest/small")
+    store.drop_state("ingest/big")
+    store.drop_state("ingest/never")  # (nothing there: nothing happens)
+    assert store.get_state("ingest/small") is None and store.get_state("ingest/big") is None
+    assert ids() == before
+
+
+@pytest.mark.parametrize("kind", ["vikingdb", "milvus"])
+def test_removing_a_target_on_a_remote_store_leaves_no_record(
+    kind: str, viking: Any, milvus: Any, tmp_path: Path
+) -> None:
+    bow = BagOfWordsEmbedder()
+    store, ids, head = _remote_store(kind, viking, milvus, bow.dimension)
+    folder = _folder(tmp_path)
+    keys = (_manifest_key(DOC), _call_tags_key(DOC))
+    with Treehop(embedder=bow, store=store, tagger=None) as th:
+        th.add_resource(str(folder), target_uri=DOC, tags=["a"])
+        th.add_resource(str(folder), target_uri=DOC, tags=["b"])  # (a call-tags record)
+        before = ids()
+        assert {head(k) for k in keys} <= set(before)  # (the premise: both records written)
+        assert th.remove(DOC) > 0
+        for key in keys:
+            assert th.store.get_state(key) is None
+        # (the two head rows gone, every other state row -- the store's meta -- kept)
+        assert ids() == sorted(set(before) - {head(k) for k in keys})
+        # and the folder added again reads its files and takes the new list
+        assert th.add_resource(str(folder), target_uri=DOC, tags=["c"]).files == 3
+        got = json.loads(th.store.get_state(_call_tags_key(DOC)) or b"{}")
+        assert got.get("user_tags") in (None, ["user:c"], ["c"])
