@@ -26,7 +26,7 @@ from treehop import Treehop
 from treehop.ingest.writer import _call_tags_key, _manifest_key
 
 from fake_servers.vikingdb_server import FakeVikingDB
-from treehop_test_doubles import BagOfWordsEmbedder
+from treehop_test_doubles import BagOfWordsEmbedder, store_leaf, unit_vectors
 
 DOC = "viking://resources/doc"
 
@@ -118,3 +118,61 @@ def test_removing_a_target_on_a_remote_store_leaves_no_record(
         assert th.add_resource(str(folder), target_uri=DOC, tags=["c"]).files == 3
         got = json.loads(th.store.get_state(_call_tags_key(DOC)) or b"{}")
         assert got.get("user_tags") in (None, ["user:c"], ["c"])
+
+
+# ------------------------------------------------------------------ 3. a direct store reads
+def _creating(path: Path) -> Any:
+    """A store holding the writer lock of a new index at ``path`` with two rows upserted,
+    nothing committed (the creator)."""
+    from treehop.stores.embedded import EmbeddedStore
+
+    creator = EmbeddedStore(str(path))
+    assert creator.begin_write()
+    creator.upsert(
+        [store_leaf("viking://resources/a.md"), store_leaf("viking://resources/b.md")],
+        unit_vectors(2),
+    )
+    return creator
+
+
+def test_a_direct_store_read_during_a_creation_is_told(tmp_path: Path) -> None:
+    from treehop.errors import IndexBeingCreatedError
+    from treehop.stores.base import Scope
+    from treehop.stores.embedded import EmbeddedStore
+
+    reader = EmbeddedStore(str(tmp_path / "idx"))  # (opened before the creator began)
+    creator = _creating(tmp_path / "idx")
+    late = EmbeddedStore(str(tmp_path / "idx"))  # (and one opened while it writes)
+    try:
+        for store in (reader, late):
+            with pytest.raises(IndexBeingCreatedError, match="being created"):
+                len(store)
+            with pytest.raises(IndexBeingCreatedError):
+                store.get(["viking://resources/a.md"])
+            with pytest.raises(IndexBeingCreatedError):
+                store.search(unit_vectors(1)[0], Scope(), 5)
+        creator.save()  # (the first save commits and lets the lock go)
+        for store in (reader, late):
+            store.refresh()
+            assert len(store) == 2
+            assert store.get(["viking://resources/a.md"])[0] is not None
+    finally:
+        for store in (creator, reader, late):
+            store.close()
+
+
+def test_control_a_direct_store_reads_an_empty_index_no_one_creates(tmp_path: Path) -> None:
+    """Nothing committed and no lock held (a path never written, or a creator that died,
+    which lets its lock go): the empty index, no error; closing a reader during a creation
+    raises nothing."""
+    from treehop.stores.embedded import EmbeddedStore
+
+    store = EmbeddedStore(str(tmp_path / "idx"))
+    assert len(store) == 0 and store.get(["viking://resources/a.md"]) == [None]
+    creator = _creating(tmp_path / "idx")
+    creator.discard_unsaved()
+    creator.save()  # (nothing to commit: the lock goes, nothing committed)
+    assert len(store) == 0
+    other = _creating(tmp_path / "idx")
+    store.close()  # (no error out of a close while another writer creates)
+    other.close()

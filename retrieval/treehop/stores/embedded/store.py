@@ -299,6 +299,15 @@ class EmbeddedStore(_SearchPaths, _Writes, _AnnWorker, _LexicalSync, _Generation
             # ``get`` [None], ``len`` 0, ``search`` []; helper leftovers73b. A write begins
             # a new index at the path, and its reads see that one.)
             raise self._gone_now()
+        if self._committed is None and self.path is not None:
+            # (nothing committed here: an index being created by another writer is said so,
+            # as a client's read says it (check_in_place), where a direct store's read
+            # answered the empty index -- ``len`` 0, ``get`` [None], ``search`` [] -- with no
+            # word of it; helper leftovers77, leftovers76's open item. Probed only while
+            # nothing is committed: an index with a generation pays one attribute read.)
+            creating = self._being_created()
+            if creating is not None:
+                raise creating
         if snap.mapped:
             snap.check_mapped()  # (a file cut short under the maps: SIGBUS at the read)
         return snap
@@ -986,10 +995,24 @@ class EmbeddedStore(_SearchPaths, _Writes, _AnnWorker, _LexicalSync, _Generation
         about to write (:func:`~treehop.stores.embedded.writes.reads_for_a_write`).
 
         Also raises :class:`IndexBeingCreatedError` where nothing is committed at the path
-        and another writer holds its lock (an index being created there: helper leftovers76);
-        a direct read of the store answers the empty index then, as nothing is committed."""
+        and another writer holds its lock (an index being created there: helper leftovers76;
+        :meth:`_being_created`); a direct read of the store raises it too (leftovers77)."""
         if self._gone is not None and not self._writing():
             raise self._gone_now()
+        creating = self._being_created()
+        if creating is not None:
+            raise creating
+
+    def _being_created(self) -> IndexBeingCreatedError | None:
+        """The error a read gets where nothing is committed at the path and another writer
+        holds its lock (an index being created there), else ``None``.
+
+        Why: a client opened before the creator's first save committed answered every read
+        from an empty index -- ``ls`` [], ``find`` no hits -- with no word of it. Said so,
+        as a client that read an index there before is told (leftovers74); the read after
+        that save commits reads it. A creator that died leaves the lock free: an empty index
+        is read, the next write makes the index (helper leftovers76). A direct store's reads
+        (:attr:`_snap`) say it too (helper leftovers77)."""
         if (
             self._committed is None
             and self.path is not None
@@ -997,18 +1020,12 @@ class EmbeddedStore(_SearchPaths, _Writes, _AnnWorker, _LexicalSync, _Generation
             and held_elsewhere(self.path / "LOCK")
             and _read_current(self.path) is None
         ):
-            # (nothing committed at the path and another writer holds its lock: an index is
-            # being created there, and a client opened before its first save committed
-            # answered every read from an empty index -- ``ls`` [], ``find`` no hits -- with
-            # no word of it. Said so, as a client that read an index there before is told
-            # (leftovers74); the read after that save commits reads it. A creator that died
-            # leaves the lock free: an empty index is read, the next write makes the index.
-            # Helper leftovers76; leftovers75's open item.)
-            raise IndexBeingCreatedError(
+            return IndexBeingCreatedError(
                 f"an index is being created at {str(self.path)[:200]} by another writer and "
                 "its first save has not committed yet: nothing can be read from it before "
                 "then. Read again once that save has committed"
             )
+        return None
 
     def close(self) -> None:
         """Stop and join every background thread, save pending changes (and the graph as far
