@@ -176,3 +176,66 @@ def test_control_a_direct_store_reads_an_empty_index_no_one_creates(tmp_path: Pa
     other = _creating(tmp_path / "idx")
     store.close()  # (no error out of a close while another writer creates)
     other.close()
+
+
+# ------------------------------------------------------------ 4. a dead creator's records
+class _Fails(BagOfWordsEmbedder):
+    """Stops the ingest at its first embed (before its first commit), as a kill would."""
+
+    def embed(self, texts: Any) -> Any:
+        raise RuntimeError("the creator stopped")
+
+
+def _stopped_creator(tmp_path: Path) -> Path:
+    """An index path where the first ingest stopped before its first commit: its partial
+    manifest on disk, nothing committed."""
+    folder = _folder(tmp_path)
+    idx = tmp_path / "idx"
+    with Treehop(str(idx), embedder=_Fails()) as th, pytest.raises(Exception, match="stopped"):
+        th.add_resource(str(folder), target_uri=DOC)
+    assert (idx / "state" / _manifest_key(DOC)).is_file()  # (the premise)
+    assert not (idx / "CURRENT").exists()
+    return idx
+
+
+def test_the_next_writer_removes_a_dead_creators_partial_manifest(tmp_path: Path) -> None:
+    idx = _stopped_creator(tmp_path)
+    with Treehop(str(idx), embedder=BagOfWordsEmbedder()) as th:
+        th.add_resource("a note of the next writer", target_uri="viking://resources/note")
+        assert not (idx / "state" / _manifest_key(DOC)).exists()
+        assert th.store.get_state(_manifest_key(DOC)) is None
+        assert len(th.ls("viking://resources")) == 1
+        # and the folder added now is read whole and committed
+        assert th.add_resource(str(tmp_path / "doc"), target_uri=DOC).files == 3
+        assert (idx / "state" / _manifest_key(DOC)).is_file()
+
+
+def test_a_direct_store_writer_removes_them_too(tmp_path: Path) -> None:
+    from treehop.stores.embedded import EmbeddedStore
+
+    idx = _stopped_creator(tmp_path)
+    store = EmbeddedStore(str(idx))
+    store.upsert([store_leaf("viking://resources/a.md")], unit_vectors(1, dim=8))
+    store.save()
+    store.close()
+    assert not (idx / "state" / _manifest_key(DOC)).exists()
+
+
+def test_control_a_live_clients_records_are_kept(tmp_path: Path) -> None:
+    """Nothing lost: while another writer holds ``locks/writes`` (a client's ingest between
+    its partial manifest and its first commit), a direct store's first write keeps them."""
+    from treehop.stores.embedded import EmbeddedStore
+
+    idx = _stopped_creator(tmp_path)
+    live = EmbeddedStore(str(idx))
+    held = live.writes_lock()
+    assert held is not None and held.try_acquire()
+    try:
+        store = EmbeddedStore(str(idx))
+        store.upsert([store_leaf("viking://resources/a.md")], unit_vectors(1, dim=8))
+        store.save()
+        store.close()
+        assert (idx / "state" / _manifest_key(DOC)).is_file()
+    finally:
+        held.release()
+        live.close()

@@ -862,6 +862,82 @@ class EmbeddedStore(_SearchPaths, _Writes, _AnnWorker, _LexicalSync, _Generation
                 self._state_stamps.pop(key, None)
             self._state.pop(key, None)
 
+    DEAD_CREATOR_RECORDS: ClassVar[tuple[str, ...]] = (
+        "ingest/",
+        "tagger/keywords.bin",
+        "tagger/keywords-delta.bin",
+        "tagger/keywords.json",
+    )
+    """State an ingest writes before its first commit (a folder's partial manifest, a
+    target's call-tags record, the keyword tagger's statistics): with nothing committed at
+    the path they describe nodes that are not stored (:meth:`_clear_dead_records`)."""
+
+    def _clear_dead_records(self, *, holding_writes: bool) -> list[str]:
+        """Remove the ingest records a writer that stopped before the index's first commit
+        left (:data:`DEAD_CREATOR_RECORDS`), where nothing is committed at the path, no
+        ``CURRENT`` names a generation and no other writer holds ``LOCK``; returns the keys
+        removed. ``holding_writes``: the caller holds ``locks/writes`` (a client's write, at
+        its start, before it writes a record of its own); otherwise that lock is tried
+        without waiting and nothing is removed where another holds it.
+
+        Why (helper leftovers77; leftovers76's open item): a creator killed before its first
+        commit left its partial manifest (``state/ingest/manifest-*``, written before its
+        first node write) and the statistics its tagger counted on disk for good, while the
+        next writer cleaned its other files (:meth:`_clear_a_stopped_first_save`). Nothing
+        lost: every write of these records is a client's write, which holds ``locks/writes``
+        from before its first record to its last commit (and ingests hold it until their
+        first commit), so with that lock held here and nothing committed, whoever wrote them
+        stopped before committing anything they describe. A record of nodes never stored
+        reads as none: the folder is read whole (as its partial manifest said), the
+        statistics recounted over nothing are empty. Sessions' state is not touched."""
+        if self.path is None or self._committed is not None:
+            return []
+        try:
+            if not (self.path / "state").is_dir():
+                return []
+        except OSError:
+            return []
+        own = self._flock is not None and self._flock.held  # (a direct write's: ours)
+        if _read_current(self.path) is not None or (
+            not own and held_elsewhere(self.path / "LOCK")
+        ):
+            return []
+        extra: WriterLock | None = None
+        if not holding_writes:
+            extra = self._lock_file("writes", anchor=self.path)
+            try:
+                if not extra.try_acquire():
+                    return []
+            except StoreError:
+                return []
+        try:
+            with self._wlock:
+                if self._committed is not None or _read_current(self.path) is not None:
+                    return []
+                found: list[str] = []
+                for name in self.DEAD_CREATOR_RECORDS:
+                    where = self.path / "state" / name
+                    if name.endswith("/"):
+                        try:
+                            found += [
+                                f"{name}{e.name}"
+                                for e in os.scandir(where)
+                                if e.is_file() and not e.name.startswith(".")
+                            ]
+                        except OSError:
+                            continue
+                    elif where.is_file():
+                        found.append(name)
+                for key in found:
+                    with contextlib.suppress(OSError):
+                        (self.path / "state" / key).unlink()
+                    self._state.pop(key, None)
+                    self._state_stamps.pop(key, None)
+                return found
+        finally:
+            if extra is not None:
+                extra.release()
+
     KEY_LOCK_BUCKETS: ClassVar[int] = 256
     """How many lock files :meth:`key_lock` spreads its keys over (two keys in one bucket
     only wait for each other; the index directory holds at most this many lock files)."""
