@@ -239,3 +239,61 @@ def test_control_a_live_clients_records_are_kept(tmp_path: Path) -> None:
     finally:
         held.release()
         live.close()
+
+
+# --------------------------------------------------- 2. a tag set by hand after a stop
+class _StopsAt(BagOfWordsEmbedder):
+    """Stops the ingest at embed call ``at`` (one file a call, one file a commit)."""
+
+    def __init__(self, at: int) -> None:
+        super().__init__()
+        self.at = at
+
+    def embed(self, texts: Any) -> Any:
+        if self.calls + 1 == self.at:
+            raise RuntimeError("the re-index stopped")
+        return super().embed(texts)
+
+
+def _user_tags(th: Treehop, uri: str) -> list[str]:
+    return sorted(t for t in th.store.get([uri])[0].tags if t.startswith("user:"))
+
+
+def _stopped_reindex(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """``[a]`` committed, then a re-index with ``[b]`` stopped after it committed f0..f2."""
+    import treehop.ingest.writer as writer
+
+    folder = _folder(tmp_path, 6)
+    idx = tmp_path / "idx"
+    with Treehop(str(idx), embedder=BagOfWordsEmbedder()) as th:
+        th.add_resource(str(folder), target_uri=DOC, tags=["a"])
+    for f in folder.iterdir():
+        f.write_text(f.read_text() + "\nA line added before the re-index.\n")
+    monkeypatch.setattr(writer, "EMBED_BATCH", 1)
+    with (
+        Treehop(str(idx), embedder=_StopsAt(5), commit_files=1) as th,
+        pytest.raises(Exception, match="stopped"),
+    ):
+        th.add_resource(str(folder), target_uri=DOC, tags=["b"])
+    monkeypatch.undo()
+    return idx
+
+
+def test_a_tag_set_again_by_hand_after_a_stop_survives_the_next_call(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    idx = _stopped_reindex(tmp_path, monkeypatch)
+    with Treehop(str(idx), embedder=BagOfWordsEmbedder()) as th:
+        # the premise: the stopped call wrote f0 with its tag and did not reach f5
+        assert _user_tags(th, f"{DOC}/f0.md") == ["user:b"]
+        assert _user_tags(th, f"{DOC}/f5.md") == ["user:a"]
+        th.set_tags(f"{DOC}/f5.md", add=["b"])  # (only the stopped call gave it)
+        th.set_tags(f"{DOC}/f0.md", add=["b"])  # (already there: the user's now)
+        th.set_tags(f"{DOC}/f4.md", add=["b", "late"])
+        th.set_tags(f"{DOC}/f4.md", remove=["b"])  # (taken back: not the user's)
+        th.add_resource(str(tmp_path / "doc"), target_uri=DOC, tags=["c"])
+        assert _user_tags(th, f"{DOC}/f5.md") == ["user:b", "user:c"]
+        assert _user_tags(th, f"{DOC}/f0.md") == ["user:b", "user:c"]
+        assert _user_tags(th, f"{DOC}/f4.md") == ["user:c", "user:late"]
+        # control: a node the stopped call wrote, not touched by hand, drops its tag
+        assert _user_tags(th, f"{DOC}/f1.md") == ["user:c"]
