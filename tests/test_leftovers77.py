@@ -297,3 +297,48 @@ def test_a_tag_set_again_by_hand_after_a_stop_survives_the_next_call(
         assert _user_tags(th, f"{DOC}/f4.md") == ["user:c", "user:late"]
         # control: a node the stopped call wrote, not touched by hand, drops its tag
         assert _user_tags(th, f"{DOC}/f1.md") == ["user:c"]
+
+
+# ----------------------------------------- 5. a second open at an empty path, a reader
+def test_a_client_opening_an_empty_path_does_not_tell_a_reader_it_is_being_created(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The open of a second client at a path with nothing committed took the writer lock to
+    clean up; a client reading the path at that moment was told "an index is being created
+    there" (review77's open item, reproduced: the open held at its clean-up)."""
+    import threading
+
+    from treehop.stores.embedded import EmbeddedStore
+
+    idx = tmp_path / "idx"
+    creator = _creating(idx)  # (a first write that committed nothing: LOCK there, no CURRENT)
+    creator.discard_unsaved()
+    creator.save()
+    creator.close()
+    reader = Treehop(str(idx), embedder=BagOfWordsEmbedder())
+    assert reader.ls("viking://resources") == []
+    entered, go = threading.Event(), threading.Event()
+    original = EmbeddedStore._open_committed
+
+    def held_at_its_clean_up(self: Any, path: Path, repair: bool) -> None:
+        if repair:  # (called under the lock it took for the clean-up)
+            entered.set()
+            go.wait(5)
+        original(self, path, repair)
+
+    monkeypatch.setattr(EmbeddedStore, "_open_committed", held_at_its_clean_up)
+    opened: list[Any] = []
+    t = threading.Thread(target=lambda: opened.append(EmbeddedStore(str(idx))))
+    t.start()
+    try:
+        # (on the base the open now holds the lock; here it opens without it and ends)
+        while not entered.wait(0.01) and t.is_alive():
+            pass
+        assert reader.ls("viking://resources") == []
+        reader.find("anything")  # (no IndexBeingCreatedError)
+    finally:
+        go.set()
+        t.join(10)
+        reader.close()
+        for s in opened:
+            s.close()
