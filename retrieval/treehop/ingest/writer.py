@@ -1780,9 +1780,7 @@ class TreeWriter:
                 hand = got.get("by_hand")
                 hand = dict(hand) if isinstance(hand, dict) else {}
                 kept = _str_list(hand.get(uri)) or []
-                now = tagmod.dedupe(
-                    [*(t for t in kept if tagmod.label_of(t) not in drops), *adds]
-                )
+                now = tagmod.dedupe([*(t for t in kept if tagmod.label_of(t) not in drops), *adds])
                 if now != kept:
                     if now:
                         hand[uri] = now

@@ -898,9 +898,7 @@ class EmbeddedStore(_SearchPaths, _Writes, _AnnWorker, _LexicalSync, _Generation
         except OSError:
             return []
         own = self._flock is not None and self._flock.held  # (a direct write's: ours)
-        if _read_current(self.path) is not None or (
-            not own and held_elsewhere(self.path / "LOCK")
-        ):
+        if _read_current(self.path) is not None or (not own and held_elsewhere(self.path / "LOCK")):
             return []
         extra: WriterLock | None = None
         if not holding_writes:
