@@ -1604,7 +1604,12 @@ class TreeWriter:
             and isinstance(edited, dict)
             and all(_str_list(t) is not None for t in edited.values())
         ):
-            return _CallTags(tags, [list(b) for b in stopped], dict(edited))
+            hand = got.get("by_hand")
+            if not (
+                isinstance(hand, dict) and all(_str_list(t) is not None for t in hand.values())
+            ):
+                hand = {}
+            return _CallTags(tags, [list(b) for b in stopped], dict(edited), by_hand=dict(hand))
         if got["pending_user_tags"] != list(call):
             return None
         return _CallTags(tags, resumes_review75=True)
@@ -1647,6 +1652,7 @@ class TreeWriter:
             "pending_user_tags": call,
             "stopped": stopped,
             "edited": edited,
+            "by_hand": before.by_hand,
         }
         self.store.put_state(_call_tags_key(target), json.dumps(blob).encode("utf-8"))
 
@@ -1670,8 +1676,9 @@ class TreeWriter:
         return sorted(k for k in wanted if self.store.get_state(k))
 
     def _drop_target_records(self, keys: Sequence[str]) -> None:
-        """Drop ``keys`` (:meth:`_target_records`), right after the removal's commit: the
-        embedded store removes their files, another store keeps an empty blob (its delete).
+        """Drop ``keys`` (:meth:`_target_records`), right after the removal's commit: a store
+        with ``drop_state`` (the embedded one removes their files; Milvus and VikingDB their
+        rows, helper leftovers77) leaves nothing; any other keeps an empty blob (its delete).
         A stop between the commit and this leaves them, unread (:meth:`_call_tags` reads a
         record only while its target is stored; a manifest of a folder not stored plans a
         full read); the next add of the target writes its own."""
@@ -1742,12 +1749,47 @@ class TreeWriter:
                 for t in node.tags
                 if tagmod.source_of(t) != "user" and tagmod.label_of(t) not in drops
             ]
+            await self.io(self._note_by_hand, node.uri, adds, drops)
             await self.io(self.store.update_tags, {node.uri: tagmod.merge(user, others)})
             await to_thread_to_the_end(self.retag_sync, node, False)
         stored = (await self.io(self.store.get, [node.uri]))[0]
         if stored is None:
             raise NotFoundError(f"{node.uri} was removed while its tags were set")
         return list(stored.tags)
+
+    def _note_by_hand(self, uri: str, adds: Sequence[str], drops: set[str]) -> None:
+        """Record ``set_tags``' ``adds`` (less ``drops``) on ``uri`` in the call-tags record
+        of each target holding it (the node or an ancestor) that has a call under way (a
+        stopped call): the next call keeps them (:attr:`_CallTags.by_hand`). Before the tags'
+        write, under the write lock (no ingest in between). Nothing is written where no
+        call is under way.
+
+        Why (helper leftovers77; leftovers76's open item): after a stopped re-index, a tag the
+        user set again by hand that only the stopped call gave read as that call's and was
+        dropped by the next call."""
+        target: str | None = uri
+        while target is not None:
+            key = _call_tags_key(target)
+            raw = self.store.get_state(key)
+            got: Any = None
+            if raw:
+                try:
+                    got = json.loads(raw)
+                except ValueError:
+                    got = None
+            if isinstance(got, dict) and got.get("stopped") and isinstance(got.get("edited"), dict):
+                hand = got.get("by_hand")
+                hand = dict(hand) if isinstance(hand, dict) else {}
+                kept = _str_list(hand.get(uri)) or []
+                now = tagmod.dedupe([*(t for t in kept if tagmod.label_of(t) not in drops), *adds])
+                if now != kept:
+                    if now:
+                        hand[uri] = now
+                    else:
+                        hand.pop(uri, None)
+                    got["by_hand"] = hand
+                    self.store.put_state(key, json.dumps(got).encode("utf-8"))
+            target = urimod.parent_of(target)
 
     def retag_sync(self, root: Node | None, refit: bool) -> int:
         """Recompute the tags of ``root``'s subtree (or of the whole index) in place."""
@@ -2181,6 +2223,10 @@ class _CallTags:
     edited: dict[str, list[str]] | None = None
     resumes_review75: bool = False
     """The call resumes the one a record of helper review75's says is under way."""
+    by_hand: dict[str, list[str]] = field(default_factory=dict)
+    """The user tags ``set_tags`` added to each node while a call was under way (after a
+    stop): :meth:`committed` keeps them, even one only a stopped call gave (helper
+    leftovers77)."""
 
     def changes(self, call: Sequence[str]) -> bool:
         """Whether an add with ``call`` writes the record (another list, or after a stop)."""
@@ -2196,7 +2242,8 @@ class _CallTags:
         (:func:`_tags_after_call`): either reads back as the former. A node edited with
         ``set_tags`` after the stop is neither: its stored tags less those only a stopped
         call gave are read (a tag the user set on it again after the stop, that only a
-        stopped call gave, is read as the stopped call's)."""
+        stopped call gave, is kept where ``set_tags`` recorded it in :attr:`by_hand`: helper
+        leftovers77)."""
         if not self.stopped or self.edited is None:
             return stored
         was = self.edited.get(uri, self.user_tags)
@@ -2204,9 +2251,14 @@ class _CallTags:
         if has == set(was) or any(
             has == set(_tags_after_call(was, self.user_tags, b)) for b in self.stopped
         ):
-            return list(was)
-        theirs = {t for b in self.stopped for t in b}.difference(self.user_tags, was)
-        return [t for t in stored if t not in theirs]
+            out = list(was)
+        else:
+            theirs = {t for b in self.stopped for t in b}.difference(self.user_tags, was)
+            out = [t for t in stored if t not in theirs]
+        # (a tag the user set by hand after the stop, still stored, is the user's: it was
+        # read as the stopped call's and dropped, helper leftovers77)
+        hand = [t for t in self.by_hand.get(uri, ()) if t in has and t not in out]
+        return [*out, *hand]
 
 
 def _tags_after_call(

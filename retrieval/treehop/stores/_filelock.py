@@ -911,6 +911,11 @@ async def aholding_store(store: Any) -> AsyncIterator[None]:
         try:
             if file is not None:
                 store.refresh()  # (what another process committed before this write's reads)
+                # (the records a writer that stopped before the index's first commit left,
+                # removed before this write writes its own; helper leftovers77)
+                clear = getattr(store, "_clear_dead_records", None)
+                if callable(clear):
+                    clear(holding_writes=True)
             yield
         finally:
             _held_gates.reset(token)

@@ -69,7 +69,16 @@ from ..redaction import listed, redact
 from .base import ScoredNode, StoreCapabilities
 
 _WRITE_METHODS = frozenset(
-    {"upsert", "delete", "save", "set_tags", "put_state", "delete_state", "upsert_many"}
+    {
+        "upsert",
+        "delete",
+        "save",
+        "set_tags",
+        "put_state",
+        "delete_state",
+        "drop_state",
+        "upsert_many",
+    }
 )
 """Methods whose failure during a write is the write's (a read failing in another thread
 meanwhile is not)."""

@@ -1167,6 +1167,26 @@ class MilvusStore:
 
         return read_blob(key, head, get_parts)
 
+    def drop_state(self, key: str) -> None:
+        """Remove the state blob ``key``: its head row, then its parts' rows (a reader sees
+        the blob or ``None``, never a head without its parts). What a removal of the node
+        the blob belongs to does (an ingest target's records). Why (helper leftovers77;
+        leftovers76's open item): such a record was overwritten with ``b""``, so every
+        folder or file ever added and removed kept a head row in the collection for good."""
+        check_state_key(key)
+        with self._lock:
+            head = old_head(lambda: self._blob_head(key))
+            ids = ["h:" + key]
+            if head is not None and head.parts:
+                ids += [f"p:{key}:{head.gen}:{i}" for i in range(head.parts)]
+            for i in range(0, len(ids), _GET_BATCH):
+                self._call(
+                    "state delete",
+                    self._client.delete,
+                    self.state_collection,
+                    filter=f"id in {uri_list(ids[i : i + _GET_BATCH])}",
+                )
+
     def put_state(self, key: str, value: bytes) -> None:
         """Write a blob through :func:`~treehop.stores._state_blobs.write_blob`: parts under
         a fresh generation first, then the header that points at them, then the old

@@ -1505,6 +1505,24 @@ class VikingDBStore:
         check_state_key(key)
         self._put_blob(key, bytes(value))
 
+    def drop_state(self, key: str) -> None:
+        """Remove the state blob ``key``: its head row, then its parts' rows (a reader sees
+        the blob or ``None``, never a head without its parts). What a removal of the node
+        the blob belongs to does (an ingest target's records). Why (helper leftovers77;
+        leftovers76's open item): such a record was overwritten with ``b""``, so every
+        folder or file ever added and removed kept a head row in the collection for good."""
+        check_state_key(key)
+        head = old_head(lambda: self._blob_head(key))
+        self._req("delete state", self._collection.delete, {"ids": ["s" + uri_key(key)]})
+        if head is not None and head.parts:
+            stale = [_part_id(key, head.gen, i) for i in range(head.parts)]
+            for start in range(0, len(stale), MAX_WRITE_ROWS):
+                self._req(
+                    "delete state",
+                    self._collection.delete,
+                    {"ids": stale[start : start + MAX_WRITE_ROWS]},
+                )
+
     def _state_row(self, row_id: str, text: str) -> dict[str, Any]:
         # A vector is mandatory in every row; state rows carry a constant unit vector and are
         # excluded from node reads by ``kind``.

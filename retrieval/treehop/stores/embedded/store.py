@@ -299,6 +299,15 @@ class EmbeddedStore(_SearchPaths, _Writes, _AnnWorker, _LexicalSync, _Generation
             # ``get`` [None], ``len`` 0, ``search`` []; helper leftovers73b. A write begins
             # a new index at the path, and its reads see that one.)
             raise self._gone_now()
+        if self._committed is None and self.path is not None:
+            # (nothing committed here: an index being created by another writer is said so,
+            # as a client's read says it (check_in_place), where a direct store's read
+            # answered the empty index -- ``len`` 0, ``get`` [None], ``search`` [] -- with no
+            # word of it; helper leftovers77, leftovers76's open item. Probed only while
+            # nothing is committed: an index with a generation pays one attribute read.)
+            creating = self._being_created()
+            if creating is not None:
+                raise creating
         if snap.mapped:
             snap.check_mapped()  # (a file cut short under the maps: SIGBUS at the read)
         return snap
@@ -853,6 +862,80 @@ class EmbeddedStore(_SearchPaths, _Writes, _AnnWorker, _LexicalSync, _Generation
                 self._state_stamps.pop(key, None)
             self._state.pop(key, None)
 
+    DEAD_CREATOR_RECORDS: ClassVar[tuple[str, ...]] = (
+        "ingest/",
+        "tagger/keywords.bin",
+        "tagger/keywords-delta.bin",
+        "tagger/keywords.json",
+    )
+    """State an ingest writes before its first commit (a folder's partial manifest, a
+    target's call-tags record, the keyword tagger's statistics): with nothing committed at
+    the path they describe nodes that are not stored (:meth:`_clear_dead_records`)."""
+
+    def _clear_dead_records(self, *, holding_writes: bool) -> list[str]:
+        """Remove the ingest records a writer that stopped before the index's first commit
+        left (:data:`DEAD_CREATOR_RECORDS`), where nothing is committed at the path, no
+        ``CURRENT`` names a generation and no other writer holds ``LOCK``; returns the keys
+        removed. ``holding_writes``: the caller holds ``locks/writes`` (a client's write, at
+        its start, before it writes a record of its own); otherwise that lock is tried
+        without waiting and nothing is removed where another holds it.
+
+        Why (helper leftovers77; leftovers76's open item): a creator killed before its first
+        commit left its partial manifest (``state/ingest/manifest-*``, written before its
+        first node write) and the statistics its tagger counted on disk for good, while the
+        next writer cleaned its other files (:meth:`_clear_a_stopped_first_save`). Nothing
+        lost: every write of these records is a client's write, which holds ``locks/writes``
+        from before its first record to its last commit (and ingests hold it until their
+        first commit), so with that lock held here and nothing committed, whoever wrote them
+        stopped before committing anything they describe. A record of nodes never stored
+        reads as none: the folder is read whole (as its partial manifest said), the
+        statistics recounted over nothing are empty. Sessions' state is not touched."""
+        if self.path is None or self._committed is not None:
+            return []
+        try:
+            if not (self.path / "state").is_dir():
+                return []
+        except OSError:
+            return []
+        own = self._flock is not None and self._flock.held  # (a direct write's: ours)
+        if _read_current(self.path) is not None or (not own and held_elsewhere(self.path / "LOCK")):
+            return []
+        extra: WriterLock | None = None
+        if not holding_writes:
+            extra = self._lock_file("writes", anchor=self.path)
+            try:
+                if not extra.try_acquire():
+                    return []
+            except StoreError:
+                return []
+        try:
+            with self._wlock:
+                if self._committed is not None or _read_current(self.path) is not None:
+                    return []
+                found: list[str] = []
+                for name in self.DEAD_CREATOR_RECORDS:
+                    where = self.path / "state" / name
+                    if name.endswith("/"):
+                        try:
+                            found += [
+                                f"{name}{e.name}"
+                                for e in os.scandir(where)
+                                if e.is_file() and not e.name.startswith(".")
+                            ]
+                        except OSError:
+                            continue
+                    elif where.is_file():
+                        found.append(name)
+                for key in found:
+                    with contextlib.suppress(OSError):
+                        (self.path / "state" / key).unlink()
+                    self._state.pop(key, None)
+                    self._state_stamps.pop(key, None)
+                return found
+        finally:
+            if extra is not None:
+                extra.release()
+
     KEY_LOCK_BUCKETS: ClassVar[int] = 256
     """How many lock files :meth:`key_lock` spreads its keys over (two keys in one bucket
     only wait for each other; the index directory holds at most this many lock files)."""
@@ -986,10 +1069,24 @@ class EmbeddedStore(_SearchPaths, _Writes, _AnnWorker, _LexicalSync, _Generation
         about to write (:func:`~treehop.stores.embedded.writes.reads_for_a_write`).
 
         Also raises :class:`IndexBeingCreatedError` where nothing is committed at the path
-        and another writer holds its lock (an index being created there: helper leftovers76);
-        a direct read of the store answers the empty index then, as nothing is committed."""
+        and another writer holds its lock (an index being created there: helper leftovers76;
+        :meth:`_being_created`); a direct read of the store raises it too (leftovers77)."""
         if self._gone is not None and not self._writing():
             raise self._gone_now()
+        creating = self._being_created()
+        if creating is not None:
+            raise creating
+
+    def _being_created(self) -> IndexBeingCreatedError | None:
+        """The error a read gets where nothing is committed at the path and another writer
+        holds its lock (an index being created there), else ``None``.
+
+        Why: a client opened before the creator's first save committed answered every read
+        from an empty index -- ``ls`` [], ``find`` no hits -- with no word of it. Said so,
+        as a client that read an index there before is told (leftovers74); the read after
+        that save commits reads it. A creator that died leaves the lock free: an empty index
+        is read, the next write makes the index (helper leftovers76). A direct store's reads
+        (:attr:`_snap`) say it too (helper leftovers77)."""
         if (
             self._committed is None
             and self.path is not None
@@ -997,18 +1094,12 @@ class EmbeddedStore(_SearchPaths, _Writes, _AnnWorker, _LexicalSync, _Generation
             and held_elsewhere(self.path / "LOCK")
             and _read_current(self.path) is None
         ):
-            # (nothing committed at the path and another writer holds its lock: an index is
-            # being created there, and a client opened before its first save committed
-            # answered every read from an empty index -- ``ls`` [], ``find`` no hits -- with
-            # no word of it. Said so, as a client that read an index there before is told
-            # (leftovers74); the read after that save commits reads it. A creator that died
-            # leaves the lock free: an empty index is read, the next write makes the index.
-            # Helper leftovers76; leftovers75's open item.)
-            raise IndexBeingCreatedError(
+            return IndexBeingCreatedError(
                 f"an index is being created at {str(self.path)[:200]} by another writer and "
                 "its first save has not committed yet: nothing can be read from it before "
                 "then. Read again once that save has committed"
             )
+        return None
 
     def close(self) -> None:
         """Stop and join every background thread, save pending changes (and the graph as far

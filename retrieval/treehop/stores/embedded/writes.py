@@ -153,6 +153,11 @@ class _Writes(_StoreAttributes):
         assert self.path is not None
         if self._committed is None:
             _cleanup(self.path, keep=2)
+            held = self._writes_made
+            if held is None or not held.held:
+                # (a direct store's write: a client's write cleaned them when it took
+                # ``locks/writes``, before its own records; helper leftovers77)
+                self._clear_dead_records(holding_writes=False)
 
     def _folder_now(self) -> tuple[int, int] | None:
         """The ``(st_dev, st_ino)`` of the folder at ``self.path`` now (``None``: none)."""
