@@ -290,6 +290,13 @@ ROWS: tuple[Row, ...] = (
         assembly={"WINDOW_SHARE": 0.5},
     ),
     Row(
+        "find-share100",
+        "find, top slot's window trimmed to its best chunks where it overfills the block "
+        "(context_assembly.WINDOW_SHARE=1.0)",
+        "find",
+        assembly={"WINDOW_SHARE": 1.0},
+    ),
+    Row(
         "find-no-sentence-slots",
         "find - sentence passages",
         "find",

@@ -95,6 +95,33 @@ def test_the_chunks_left_out_still_bid_where_there_is_room() -> None:
     assert off.uris.index(_uri("a.md", 4)) < off.uris.index(_uri("b.md", 1))
 
 
+def test_a_far_chunk_is_never_kept_past_a_near_one_that_does_not_fit() -> None:
+    # +1 is long (80 tokens), +2 short: a cap that holds the hit and +2 but not +1 keeps
+    # neither, and +2 then goes in only after +1 (here: +1 cut to an excerpt at its bid)
+    a = _slot(
+        "a.md",
+        5,
+        _words("Alpha", 3),
+        0.9,
+        [_ext("a.md", 6, 1, 0.6, _words("After", 10)), _ext("a.md", 7, 2, 0.7, "Short far.")],
+    )
+    hits = [a, _slot("b.md", 1, ANSWER, 0.8)]
+    on = assemble_context(hits, max_tokens=150, window_share=0.5)
+    assert on.uris[:2] == [_uri("a.md", 5), _uri("b.md", 1)]
+    placed = on.uris
+    assert _uri("a.md", 7) not in placed or (
+        _uri("a.md", 6) in placed and placed.index(_uri("a.md", 6)) < placed.index(_uri("a.md", 7))
+    )
+    near = _slot("a.md", 6, _words("After", 10), 0.6)
+    far = _slot("a.md", 7, "Short far.", 0.7)
+
+    def words(m: MatchedContext) -> int:
+        return len(m.content.split())
+
+    assert ca._trimmed_window(a, [(1, near), (2, far)], 40, words) == set()
+    assert ca._trimmed_window(a, [(1, near), (2, far)], 100, words) == {0, 1}
+
+
 def test_a_window_within_the_share_is_the_old_block() -> None:
     # the window's texts are ~304 tokens: within 0.5 of 1,000 and 0.7 of 500
     for budget, share in ((1000, 0.5), (500, 0.7), (2000, 0.2)):
