@@ -1290,7 +1290,12 @@ the order of placement changes: the slots and their texts stay as ``find`` made 
 the whole window fits in the share the block is the one without it. Conversation slots are
 never trimmed. Why: the top slot offered whole can fill a small block with its window,
 leaving the second and third slots out (bench/README.md, "(helper quality80)": 4 of 18
-not-reached answers at 1,000 tokens lost to the top slot's extensions)."""
+not-reached answers at 1,000 tokens lost to the top slot's extensions). Off: dev halves
+(bench/README.md, "(helper quality83)"), 0.5 on the nine + 2 untuned (633 questions) ctx@500
+-0.0386 (interval -0.0625..-0.0151, 22 won / 43 lost), 1,000 -0.0095 (2 / 8), the nine
+losing at both; 1.0 (trimmed only where the window overfills the block) on the nine + 16
+untuned (1,196) ctx@500 +0.0000 (13 / 13; the nine 7 / 8), 1,000 / 2,000 unchanged: the
+top slot's whole window is worth more than the next slot's hit."""
 
 
 def _window_share(setting: float | None) -> float | None:
