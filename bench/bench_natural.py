@@ -66,7 +66,11 @@ import natural_sets as ns  # noqa: E402
 
 ds.ensure_treehop_importable()
 
-from treehop import RetrievalConfig, Treehop  # noqa: E402
+from treehop import (  # noqa: E402
+    RetrievalConfig,
+    Treehop,
+    context_assembly,
+)
 from treehop.context_assembly import TokenCounter, default_token_counter  # noqa: E402
 from treehop.ingest import summaries  # noqa: E402
 from treehop.lexical import LexicalIndex  # noqa: E402
@@ -246,6 +250,9 @@ class Row:
     method: str
     config: Mapping[str, Any] = field(default_factory=dict)
     find: Mapping[str, Any] = field(default_factory=dict)
+    assembly: Mapping[str, Any] = field(default_factory=dict)
+    """``treehop.context_assembly`` module defaults set for the row's calls (an option the
+    client's config does not carry, e.g. ``WINDOW_SHARE``)."""
 
 
 ROWS: tuple[Row, ...] = (
@@ -275,6 +282,19 @@ ROWS: tuple[Row, ...] = (
         "find question_window_earned=True (window lift capped at its chunks' own)",
         "find",
         config={"question_window_earned": True},
+    ),
+    Row(
+        "find-share50",
+        "find, top slot's window at most half the block (context_assembly.WINDOW_SHARE=0.5)",
+        "find",
+        assembly={"WINDOW_SHARE": 0.5},
+    ),
+    Row(
+        "find-share100",
+        "find, top slot's window trimmed to its best chunks where it overfills the block "
+        "(context_assembly.WINDOW_SHARE=1.0)",
+        "find",
+        assembly={"WINDOW_SHARE": 1.0},
     ),
     Row(
         "find-no-sentence-slots",
@@ -621,13 +641,18 @@ class Runner:
     def _with_config(self, row: Row, fn: Callable[[], Any]) -> Any:
         cfg = self.th.config
         saved = {k: getattr(cfg, k) for k in row.config}
+        saved_mod = {k: getattr(context_assembly, k) for k in row.assembly}
         try:
             for k, v in row.config.items():
                 setattr(cfg, k, v)
+            for k, v in row.assembly.items():
+                setattr(context_assembly, k, v)
             return fn()
         finally:
             for k, v in saved.items():
                 setattr(cfg, k, v)
+            for k, v in saved_mod.items():
+                setattr(context_assembly, k, v)
 
     def results(self, row: Row, q: ns.NaturalQuestion, limit: int) -> tuple[list[str], Any]:
         """(the delivered texts, the ``FindResult`` for treehop rows else ``None``)."""

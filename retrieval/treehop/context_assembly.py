@@ -1009,6 +1009,8 @@ def _conversation_order(c: ChunkContext) -> tuple[int, int]:
 def _unfold_turns(
     contexts: Sequence[MatchedContext],
     whole: int | None = None,
+    cap: int | None = None,
+    cost: Callable[[MatchedContext], int] | None = None,
 ) -> tuple[list[MatchedContext], set[str], list[str | None]]:
     """Each memory hit and the turns its slot carries (``memory_context_chars``) as entries of
     their own (the packer fits the budget, dedups across a session's calls and labels line by
@@ -1016,7 +1018,8 @@ def _unfold_turns(
     the URIs of the conversation turns among them; and, entry by entry (empty when there are
     none), the URI a document slot's extension offered by :data:`EXTENSION_ORDER` ``score``
     continues (the hit, or the extension between it and the hit; ``None`` for every other
-    entry): it is placed only after that one."""
+    entry): it is placed only after that one. ``cap`` and ``cost``: :data:`WINDOW_SHARE`'s
+    tokens and counter (:func:`_by_score`)."""
     heads: list[MatchedContext] = []
     merged: list[MatchedContext] = []
     carried: list[tuple[tuple[float, ...], MatchedContext]] = []
@@ -1057,7 +1060,7 @@ def _unfold_turns(
         slots.append((m, entries, is_turn))
     if NEIGHBOUR_ORDER in ("slot", "slot-near"):
         if EXTENSION_ORDER != "slot":
-            order, requires = _by_score(slots, whole)
+            order, requires = _by_score(slots, whole, cap, cost)
             return order, turns, requires
         return [e for m, entries, _ in slots for e in (m, *(x for _, x in entries))], turns, []
     carried.sort(key=lambda kv: kv[0])
@@ -1067,6 +1070,8 @@ def _unfold_turns(
 def _by_score(
     slots: Sequence[tuple[MatchedContext, list[tuple[int, MatchedContext]], bool]],
     whole: int | None = None,
+    cap: int | None = None,
+    cost: Callable[[MatchedContext], int] | None = None,
 ) -> tuple[list[MatchedContext], list[str | None]]:
     """The order :data:`EXTENSION_ORDER` offers a block's entries in: the slots' hits in rank
     order, the first :data:`WHOLE_SLOTS` slots (and every conversation slot) whole; a lower
@@ -1080,7 +1085,11 @@ def _by_score(
     slot): :func:`assemble_context` places it only after that one, so a block never shows a
     passage's far chunk without the near one. Per entry, not per URI: the same chunk may be
     another slot's hit (which continues nothing) or another slot's extension (continuing
-    another chunk), and neither may inherit this slot's condition."""
+    another chunk), and neither may inherit this slot's condition.
+
+    ``cap`` (:data:`WINDOW_SHARE`'s tokens, ``cost`` counting an entry): a whole slot's
+    window is trimmed to what :func:`_trimmed_window` keeps, its other chunks bid as a lower
+    slot's do; ``None``: whole slots go whole."""
     by_score = EXTENSION_ORDER == "score"
     whole = WHOLE_SLOTS if whole is None else whole
     out: list[MatchedContext] = []
@@ -1110,15 +1119,29 @@ def _by_score(
             emit_best()
         out.append(m)
         needs.append(None)
-        if is_turn or not entries or rank < whole:
+        kept: set[int] | None = None
+        if rank < whole and cap is not None and cost is not None and entries and not is_turn:
+            kept = _trimmed_window(m, entries, cap, cost)
+            if len(kept) == len(entries):
+                kept = None
+        if kept is None and (is_turn or not entries or rank < whole):
             out.extend(e for _, e in entries)
             needs.extend(None for _ in entries)
             continue
+        if kept is not None:
+            out.extend(e for k, (_, e) in enumerate(entries) if k in kept)
+            needs.extend(None for _ in kept)
         for side in (0, 1):
             chain = sorted(
                 (pe for pe in entries if (pe[0] > 0) == bool(side)), key=lambda pe: abs(pe[0])
             )
             inner = m.uri
+            if kept is not None:
+                kept_ids = {id(entries[k][1]) for k in kept}
+                near = [pe for pe in chain if id(pe[1]) in kept_ids]
+                if near:
+                    inner = near[-1][1].uri
+                chain = chain[len(near) :]
             for _, e in chain:
                 requires[id(e)] = inner
                 inner = e.uri
@@ -1256,6 +1279,77 @@ ctx@1,000 -0.0026 (interval -0.0065..+0.0001, 2 won / 4 lost), 500 0 / 1, 2,000 
 nine lose at every budget (zsh-faq: lower slots' answers that go on into their passage)."""
 
 
+WINDOW_SHARE: float | None = None
+"""Off (``None``). On (a share in ``(0, 1]``): the top slot (:data:`WHOLE_SLOTS`) and the
+chunks of its passage offered with it (its window: the chunks around its hit) take at most
+this share of ``max_tokens`` (each entry's text counted by the block's counter); the window
+is trimmed to its best chunks first (from the hit outwards, the better-scored side's next
+chunk first, :data:`EXTENSION_SCORE`), and the chunks left out bid by score as a lower slot's
+extensions do (:data:`EXTENSION_ORDER` ``score``: each after the chunk it continues). Only
+the order of placement changes: the slots and their texts stay as ``find`` made them; where
+the whole window fits in the share the block is the one without it. Conversation slots are
+never trimmed. Why: the top slot offered whole can fill a small block with its window,
+leaving the second and third slots out (bench/README.md, "(helper quality80)": 4 of 18
+not-reached answers at 1,000 tokens lost to the top slot's extensions). Off: dev halves
+(bench/README.md, "(helper quality83)"), 0.5 on the nine + 2 untuned (633 questions) ctx@500
+-0.0386 (interval -0.0625..-0.0151, 22 won / 43 lost), 1,000 -0.0095 (2 / 8), the nine
+losing at both; 1.0 (trimmed only where the window overfills the block) on the nine + 16
+untuned (1,196) ctx@500 +0.0000 (13 / 13; the nine 7 / 8), 1,000 / 2,000 unchanged: the
+top slot's whole window is worth more than the next slot's hit."""
+
+
+def _window_share(setting: float | None) -> float | None:
+    """``window_share`` as :func:`assemble_context` reads it: the argument, or
+    :data:`WINDOW_SHARE` where it is ``None`` (read at the call); anything but ``None`` or a
+    real number in ``(0, 1]`` raises :class:`~treehop.errors.InvalidQueryError`."""
+    got = WINDOW_SHARE if setting is None else setting
+    if got is None:
+        return None
+    if (
+        isinstance(got, bool)
+        or not isinstance(got, (int, float))
+        or not math.isfinite(got)
+        or not 0 < got <= 1
+    ):
+        raise InvalidQueryError(
+            f"window_share must be None or a number in (0, 1], got {shown_value(got)}"
+        )
+    return float(got)
+
+
+def _trimmed_window(
+    m: MatchedContext,
+    entries: Sequence[tuple[int, MatchedContext]],
+    cap: int,
+    cost: Callable[[MatchedContext], int],
+) -> set[int]:
+    """Indexes into ``entries`` (the top slot's window) that go whole with its hit under
+    :data:`WINDOW_SHARE`'s ``cap`` tokens: from the hit outwards, the next chunk of the
+    better-scored side first (a tie: the side after the hit), while it fits; a side whose
+    next chunk does not fit is closed (a farther chunk never goes without a nearer one)."""
+    sides = [
+        sorted(
+            (k for k, (p, _) in enumerate(entries) if (p > 0) == bool(side)),
+            key=lambda k: abs(entries[k][0]),
+        )
+        for side in (0, 1)
+    ]
+    used = cost(m)
+    taken: set[int] = set()
+    while True:
+        heads = [(s, chain[0]) for s, chain in enumerate(sides) if chain]
+        if not heads:
+            return taken
+        s, k = max(heads, key=lambda sk: (_extension_score(entries[sk[1]][1]), sk[0]))
+        need = cost(entries[k][1])
+        if used + need <= cap:
+            used += need
+            taken.add(k)
+            sides[s].pop(0)
+        else:
+            sides[s] = []
+
+
 def _next_hits(contexts: Sequence[MatchedContext]) -> list[int | None]:
     """Per entry, the index of the next document hit after it (``None``: none follows); an
     extension is an entry ``find`` did not rank (``found_by`` neighbour)."""
@@ -1346,6 +1440,7 @@ def assemble_context(
     excerpt_skip_heading: bool | None = None,
     lexical_lead: bool | None = None,
     extensions_leave_room: bool | None = None,
+    window_share: float | None = None,
 ) -> AssembledContext:
     """Fit the hits, best first, into ``max_tokens`` (see the module docstring).
 
@@ -1358,7 +1453,9 @@ def assemble_context(
     one slot whose hit holds the query's words best placed second (``lexical_lead``, ``None``:
     :data:`LEXICAL_LEAD`; ``RetrievalConfig.lexical_lead``); a lower slot's extension placed
     only where the next hit still fits whole after it (``extensions_leave_room``, ``None``:
-    :data:`EXTENSIONS_LEAVE_ROOM`; ``RetrievalConfig.extensions_leave_room``).
+    :data:`EXTENSIONS_LEAVE_ROOM`; ``RetrievalConfig.extensions_leave_room``); the top slot's
+    window trimmed to at most this share of ``max_tokens`` (``window_share``, ``None``:
+    :data:`WINDOW_SHARE`, off).
 
     URIs are compared as given: pass ``exclude_uris`` / ``seen_uris`` in the form the hits use
     (the clients' :meth:`assemble_context` does this for you).
@@ -1373,11 +1470,22 @@ def assemble_context(
         if extensions_leave_room is None
         else check_bool(extensions_leave_room, "extensions_leave_room")
     )
+    share = _window_share(window_share)
     terms = query_terms(query) if query is not None else None
     ranked = _duplicates_last(hits.contexts() if isinstance(hits, FindResult) else list(hits))
     if lead and terms:
         ranked = _lexical_lead(ranked, terms)
-    contexts, turns, requires = _unfold_turns(ranked, _whole_slots(ranked, max_tokens, counter))
+    whole = _whole_slots(ranked, max_tokens, counter)
+    if share is None:
+        contexts, turns, requires = _unfold_turns(ranked, whole)
+    else:
+        count = _cached_count(counter)
+        contexts, turns, requires = _unfold_turns(
+            ranked,
+            whole,
+            int(share * max_tokens),
+            lambda e: count(e.content or e.overview or e.abstract),
+        )
     packer = _Packer(max_tokens, quota, order, counter, contexts, turns)
     if terms is not None:
         packer.terms = terms
