@@ -38,7 +38,7 @@ def test_a_config_folders_files_are_abstracted_by_their_first_comment(tmp_path: 
     # (ingest76's rule, merged beside this one: a text opening with a block of ``#`` comment
     # lines is abstracted from the block's words under the file's name)
     assert shown == {
-        "Mush.rc": "Mush: Key bindings similar to those of MUSH $Id$",
+        "Mush.rc": "Mush: Key bindings similar to those of MUSH",
         "Muttrc": "Muttrc: System configuration file for Mutt Default list of header fields.",
     }
     assert ": #\n" not in overview + "\n" and "Key bindings similar to those of MUSH" in overview

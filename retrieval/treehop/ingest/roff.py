@@ -146,9 +146,102 @@ def is_man_page(name: str, text: str) -> bool:
     return False
 
 
+_GROFF_ESCAPE = re.compile(
+    r"\\(?:"
+    r"(?P<font>[fF](?:\[[^\]\n]{0,40}\]|\(..|.))"
+    r"|(?P<size>s[-+]?(?:\(\d\d|\[[^\]\n]{0,40}\]|'[^'\n]{0,40}'|[1-3]\d|\d))"
+    r"|(?P<string>\*(?:\[[^\]\n]{0,40}\]|\(..|.))"
+    r"|(?P<named>\[[^\]\n]{0,40}\]|\(..)"
+    r"|(?P<quoted>[ABCDLNRSXZbhlovwx]'[^'\n]{0,200}')"
+    r"|(?P<register>[$MOVgkmn][-+]?(?:\[[^\]\n]{0,40}\]|\(..|.))"
+    r"|(?P<comment>[\"#].*)"
+    r"|(?P<one>.)"
+    r")"
+)
+r"""One groff escape (groff(7)) where a line of a man page has one: a font (``\fB``,
+``\f(CW``, ``\f[B]``, ``\f[]``, ``\f5``), a size (``\s-1``, ``\s0``, ``\s[+2]``), a string
+(``\*(Aq``, ``\*[lq]``), a named character (``\(em``, ``\[aq]``, ``\[u00E9]``), an escape
+with a quoted argument (motion ``\h'-04'``, width ``\w'...'``, device ``\X'...'``), a
+register, colour or macro argument (``\n(.g``, ``\m[blue]``, ``\$1``), a comment to the
+line's end (``\"``, ``\#``), else one character (``\%``, ``\&``, ``\c``, ``\e``, ``\\``).
+Every argument is bounded: one pass over the line."""
+_NAMED_CHARS = {
+    "aq": "'", "dq": "\\(dq", "lq": "\\(dq", "rq": "\\(dq", "oq": "'", "cq": "'",
+    "Lq": "\\(dq", "Rq": "\\(dq", "ga": "`", "ha": "^", "ti": "~", "rs": "\\\\",
+    "sl": "/", "ba": "|", "br": "|", "hy": "-", "mi": "-", "en": "-", "em": "--",
+    "bu": "*", "ci": "o", "co": "(C)", "rg": "(R)", "tm": "(TM)", "pl": "+",
+    "mu": "x", "di": "/", "eq": "=", "<=": "<=", ">=": ">=", "!=": "!=", "->": "->",
+    "<-": "<-", "+-": "+-", "fm": "'", "sd": "\\(dq", "dg": "+", "lB": "[", "rB": "]",
+    "lC": "{", "rC": "}", "la": "<", "ra": ">", "at": "@", "sh": "#", "Do": "$",
+    "ct": "c", "de": "\u00b0", "ss": "\u00df", "ul": "_", "ru": "_", "pc": ".",
+}  # fmt: skip
+r"""Named characters (groff_char(7)) as ``man`` shows them in ASCII; a double quote as
+``\(dq`` and a backslash as ``\\``, which :func:`roff_inline` reads after a request's
+arguments are split (a ``"`` here would end a quoted argument). Any other name: nothing."""
+_STRINGS = {
+    "lq": "\\(dq", "rq": "\\(dq", "L\"": "\\(dq", "R\"": "\\(dq", "C`": "\\(dq",
+    "C'": "\\(dq", "Aq": "'", "aq": "'", "C+": "C++", "R": "(R)", "Tm": "(TM)",
+    "PI": "pi",
+}  # fmt: skip
+r"""The strings the ``man`` macros and Pod::Man define (``\*(lq``, ``\*(C+``, ``\*(Aq``), as
+``man`` shows them; any other string: nothing."""
+_ONE_CHAR = {
+    "t": "\t", "E": "\\e", "'": "'", "`": "`", "c": "",
+    "%": "", "&": "", ":": "", ")": "", "/": "", ",": "", "^": "", "|": "", "d": "",
+    "u": "", "a": "", "{": "", "}": "", "z": "", "p": "", "r": "", "!": "", "?": "",
+}  # fmt: skip
+r"""One-character escapes as ``man`` shows them: ``\%`` (a hyphenation mark), ``\&`` and
+``\:`` (zero width), ``\/`` ``\,`` ``\^`` ``\|`` (spacing), ``\d`` ``\u`` (half-line
+motion), ``\{`` ``\}`` (a conditional's braces) are nothing; ``\ ``, ``\~`` and ``\0`` an
+unbreakable space (:data:`_SPACE`). ``\-``, ``\\``, ``\e`` and ``\_`` are left to
+:func:`roff_inline`; any other character is itself, as groff prints an unknown escape."""
+_KEPT = frozenset("-\\e_")
+_JOIN = "\ue000"
+r"""Where a line ended in ``\c`` (the next line's text continues it without a space)."""
+_SPACE = "\ue001"
+r"""An unbreakable space (``\ ``, ``\~``, ``\0``) until the page is read: one argument of a
+request (``.BI \-C \ cmdlist`` is ``-C cmdlist``; split at it, ``-C\cmdlist``)."""
+
+
+def _groff_escapes_out(line: str, join: str, space: str) -> str:
+    r"""A man page's line without the groff escapes :func:`roff_inline` does not read
+    (:data:`_GROFF_ESCAPE`), as ``man`` shows them: fonts (``\f[B]``, ``\f5``), sizes,
+    strings, named characters, motions, registers, ``\%``, ``\&``, ``\c`` (``join``, or
+    nothing), ``\"`` comments; an unbreakable space is ``space``. A text line whose first
+    character would now open a request (``\&.profile``, ``\fB.B``) keeps a leading ``\&``.
+    One pass."""
+
+    def one(m: re.Match[str]) -> str:
+        kind = m.lastgroup
+        code = m.group(0)[1:]
+        if kind == "named":
+            name = code[1:-1] if code[0] == "[" else code[1:]
+            if name[:1] == "u" and 5 <= len(name) <= 7:  # ``\[u00E9]``
+                try:
+                    char = chr(int(name[1:], 16))
+                except ValueError:
+                    return ""
+                return "\\\\" if char == "\\" else "\\(dq" if char == '"' else char
+            return _NAMED_CHARS.get(name, "")
+        if kind == "string":
+            name = code[2:-1] if code[1] == "[" else code[2:] if code[1] == "(" else code[1]
+            return _STRINGS.get(name, "")
+        if kind == "one":
+            if code == "c":
+                return join
+            if code in {" ", "~", "0"}:
+                return space
+            return m.group(0) if code in _KEPT else _ONE_CHAR.get(code, code)
+        return ""  # a font, size, motion, register, colour or comment
+
+    out = _GROFF_ESCAPE.sub(one, line) if "\\" in line else line
+    if line[:1] not in {".", "'"} and out[:1] in {".", "'"}:
+        out = "\\&" + out  # (still a line of text)
+    return out
+
+
 _DEFINITION = re.compile(r"[.'][ \t]*(?:de|de1|am|am1|ig)(?:[ \t]|$)")
 """A request that opens a macro definition or an ignored block, read up to its ``..`` line."""
-_QUOTE_STRINGS = re.compile(r"\\\*(?:\(lq|\(rq|\[lq\]|\[rq\])")
 _EXAMPLE_MACROS = {".EX": ".nf", ".EE": ".fi"}
 
 
@@ -157,11 +250,18 @@ def man_page_markdown(roff: str) -> str:
     :func:`roff_page_markdown` after a pass that leaves out macro definitions and ignored
     blocks (``.de EX`` ... ``..``: their ``.nf`` opened a code block over the page), reads
     the ``man`` macros' example block ``.EX`` / ``.EE`` as ``.nf`` / ``.fi`` and the quote
-    strings ``\\*(lq`` / ``\\*(rq`` as ``"``. (The benchmark's corpora call
-    :func:`roff_page_markdown` on pages their builders prepared, and are unchanged.) Linear:
-    one pass over the lines."""
+    strings ``\\*(lq`` / ``\\*(rq`` as ``"``, and the groff escapes :func:`roff_inline` leaves
+    in the text (``\\%``, ``\\f[B]``, ``\\f5``, ``\\s-1``, ``\\c``, ``\\(hy``, ``\\[aq]``: helper
+    usage87's finding, fixed by helper ingest77) as ``man`` shows them
+    (:func:`_groff_escapes_out`): dropped, a ``\\c`` line joined to the next without a
+    space, a line ending in a lone ``\\`` continued on the next. (The benchmark's corpora
+    call :func:`roff_page_markdown` on pages their builders prepared, and are unchanged.)
+    Linear: one pass over the lines."""
     out: list[str] = []
     defining = False
+    join = _JOIN if _JOIN not in roff else ""
+    space = _SPACE if _SPACE not in roff else "\\ "
+    continued: list[str] = []  # the lines before this one, each ending in a lone ``\``
     for line in roff.split("\n"):
         if defining:
             defining = line.strip() != ".."
@@ -169,5 +269,17 @@ def man_page_markdown(roff: str) -> str:
         if _DEFINITION.match(line):
             defining = True
             continue
-        out.append(_EXAMPLE_MACROS.get(line.rstrip(), line))
-    return roff_page_markdown(_QUOTE_STRINGS.sub('"', "\n".join(out)))
+        if (len(line) - len(line.rstrip("\\"))) % 2:  # an escaped newline: read on
+            continued.append(line[:-1])
+            continue
+        if continued:
+            line = "".join(continued) + line
+            continued = []
+        macro = _EXAMPLE_MACROS.get(line.rstrip())
+        out.append(macro if macro is not None else _groff_escapes_out(line, join, space))
+    if continued:
+        out.append(_groff_escapes_out("".join(continued), join, space))
+    page = roff_page_markdown("\n".join(out))
+    if join:  # a ``\\c`` joins the next line of text (not across a blank one)
+        page = re.sub(_JOIN + "[ \t]*\n(?=[^\n])", "", page).replace(_JOIN, "")
+    return page.replace(_SPACE, " ") if space == _SPACE else page

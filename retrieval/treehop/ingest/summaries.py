@@ -22,6 +22,7 @@ from typing import Protocol
 from ..errors import InvalidConfigError
 from . import markup
 from .markup import (
+    Document,
     adornment_char,
     atx_heading,
     could_have_heading,
@@ -54,15 +55,29 @@ _WORDLESS = re.compile(r"[^\w]{1,8}")
 (helper usage87): mutt's ``examples/Mush.rc``, ``Pine.rc`` and ``Muttrc`` open ``#`` /
 ``# Key bindings similar to those of MUSH`` / ``#``, and were abstracted ``#``: their folder's
 overview read ``examples: #; #; #; # From``. The title is the next line that says something."""
+_RCS_KEYWORD = re.compile(
+    r"\$(?:Author|CVSHeader|Date|Header|Id|Locker|Log|Name|RCSfile|Revision|Source|State"
+    r"|Mdocdate|FreeBSD|NetBSD|OpenBSD)(?::[^$\n]{0,300})?\$"
+)
+"""An RCS / CVS keyword as the version-control system writes it into a file (``$Id$``,
+``$Id: TRACEFLAGS,v 8.53 2013-11-27 01:27:03 gshapiro Exp $``, ``$Revision: 1.4 $``; the
+BSDs' ``$FreeBSD$``, ``$Mdocdate$``): a stamp, never the text's words. Why (the stop-76 lead,
+helper ingest77): a ``#`` comment block's abstract kept it (mutt's ``Mush.rc`` was
+``Mush: Key bindings similar to those of MUSH $Id$``), and a plain text opening with
+``# $Id$`` (avr-libc's ``README``, sendmail's ``TRACEFLAGS``) was abstracted by that line. A
+keyword's value is bounded (300 characters, no ``$`` or line break): linear."""
 _SENT_END = re.compile(r"[.!?](?=\s|$)|[。！？]")
 _README = re.compile(r"^(readme|index|overview|about)(\.[a-z0-9]+)?\Z", re.I)
 _DOCSTRING = re.compile(r"[ \t]*(?:\"\"\"|''')[ \t]*(\S.{0,300})")
 _LINE_COMMENT = re.compile(r"[ \t]*(?://|#|--|/\*+)[ \t]*(\w.{0,300})")
 _CODE_DEF = re.compile(r"[ \t]*(?:def|class|func|fn|function|public|interface)[ \t]+(\w{1,100})")
-_MARKUP_CHARS = re.compile(r"[*_`>]+")
-"""Every emphasis, code and quote mark, and with them an underscore inside a word and any
-``>``: how a file's or directory's abstract (embedded: the global step ranks by it) has been
-cleaned. See :data:`_READER_MARKS` for a passage's abstract."""
+_MARKUP_CHARS = re.compile(r"[*`>]+|(?<!\w)_+|_+(?!\w)")
+"""Every emphasis, code and quote mark and any ``>``: how a file's or directory's abstract
+(embedded: the global step ranks by it) is cleaned. An underscore inside a word is text and
+stays (``mutt_dotlock``, ``S_TIME_FORMAT``): the marks were ``[*_`>]+`` until helper
+ingest77, which wrote ``muttdotlock`` and ``STIMEFORMAT`` into abstracts (usage87's
+finding); an underscore at a word's edge (``_emphasis_``, ``__init__``'s) is still a mark.
+See :data:`_READER_MARKS` for a passage's abstract."""
 _READER_MARKS = re.compile(r"[*`]+|(?<!\w)_+|_+(?!\w)|(?<!\S)>+")
 """Only the marks a reader of a structured text does not see: emphasis and code marks, an
 underscore at a word's edge and a block quote's ``>``. An underscore inside a word
@@ -253,6 +268,8 @@ def _prose_lines(text: str, kind: str, rst_fields: bool = False) -> list[str]:
         skip = not s or s.startswith(("|", "<!--", "+-"))
         if not (out or skip or structured) and _WORDLESS.fullmatch(s) is not None:
             continue  # (plain text's comment marker alone before any text: :data:`_WORDLESS`)
+        if not (skip or structured) and "$" in s and _says_nothing(s):
+            continue  # (plain text's RCS keyword line, ``# $Id$``: :data:`_RCS_KEYWORD`)
         if structured and not skip:
             skip = (
                 ln[:1] in {" ", "\t"}  # indented: code, directive bodies, block quotes
@@ -295,13 +312,28 @@ def _past_version_notes(body: str) -> str:
     return body[start:].lstrip() if start else body
 
 
+def _without_keywords(line: str) -> str:
+    """``line`` without its RCS keywords (:data:`_RCS_KEYWORD`)."""
+    return _RCS_KEYWORD.sub("", line) if "$" in line else line
+
+
+def _says_nothing(line: str) -> bool:
+    """Whether a stripped line holds no word once its RCS keywords are out: blank, comment
+    marks alone (:data:`_WORDLESS`), or marks and a keyword (``# $Id$``)."""
+    s = _without_keywords(line).strip()
+    return not s or _WORDLESS.fullmatch(s) is not None
+
+
 def _opening_comments(text: str) -> str | None:
     """The words of the ``#`` comment lines a plain text opens with (blank lines before and
     among them, and a ``#!`` interpreter line, skipped), one line each, the marks and the
-    spaces after them left out (a line of marks only, ``##``, becomes blank); None unless
-    at least two such lines hold words. Reads at most :data:`_COMMENT_PROBE_LINES` lines."""
+    spaces after them left out (a line of marks only, ``##``, becomes blank), and RCS
+    keywords (``$Id$``: :data:`_RCS_KEYWORD`) out of them; None unless at least two such
+    lines hold words or a keyword, one of them words (a keyword's line is a line of the
+    block, its stamp no word of it). Reads at most :data:`_COMMENT_PROBE_LINES` lines."""
     out: list[str] = []
     worded = 0
+    stamped = 0  # comment lines that held only RCS keywords
     for i, ln in enumerate(text.split("\n", _COMMENT_PROBE_LINES)[:_COMMENT_PROBE_LINES]):
         s = ln.strip()
         if not s:
@@ -313,12 +345,16 @@ def _opening_comments(text: str) -> str | None:
             out.append("")  # a script's interpreter line
             continue
         words = s.lstrip("#").strip()
+        bare = _without_keywords(words).strip()
+        if bare != words:  # (an RCS keyword: a stamp, out)
+            stamped += _says_nothing(bare)
+            words = "" if _says_nothing(bare) else bare
         if words and adornment_char(words) is None:
             worded += 1
             out.append(words)
         else:
             out.append("")
-    return "\n".join(out) if worded >= 2 else None
+    return "\n".join(out) if worded >= 1 and worded + stamped >= 2 else None
 
 
 def is_label(text: str) -> bool:
@@ -385,11 +421,19 @@ def first_sentence(text: str, kind: str = "markdown", as_read: bool = False) -> 
         n *= 4
 
 
+def _heading_title(doc: Document) -> str:
+    """A parsed page's title: its first heading with words. Why (the stop-76 lead, helper
+    ingest77): a Markdown page opening with an empty ``# `` heading (openvswitch's
+    ``what-is-ovs.md``: ``# `` over ``## Overview``) has an empty first heading, and its
+    title was its first line that is no marker, taken with its marks: ``## Overview``."""
+    return doc.title or next((h for h in doc.headings if h), "")
+
+
 def title_of(text: str, kind: str) -> str:
-    """The title: the first heading (Markdown, HTML, reST), a code file's docstring or leading
-    comment, else the first non-empty line."""
+    """The title: the first heading with words (Markdown, HTML, reST), a code file's docstring
+    or leading comment, else the first non-empty line (:func:`_first_line_title`)."""
     if kind in {"markdown", "html", "rst"}:
-        title = parse(text, kind).title
+        title = _heading_title(parse(text, kind))
         if title:
             return title
     if kind == "code":
@@ -399,11 +443,28 @@ def title_of(text: str, kind: str) -> str:
                 m = pattern.match(ln)
                 if m:
                     return _clip(m.group(1).strip().strip("\"'"), 120)
-    # The first non-blank line among the first 400 that is no adornment (an overline or a
-    # rule, ``=====``: plain text draws them as reST does), without cutting the text into
-    # lines or copying it: what precedes the first non-space character is the blank lines
-    # before it, and the clip reads only a bounded prefix of the line (``_clip``:
-    # 120 * 4 + 64). Each adornment skipped is read once, so the search stays linear.
+    return _first_line_title(text, kind in {"markdown", "html"})
+
+
+def _no_title(line: str, tables: bool) -> bool:
+    """Whether a stripped line is no title: a rule or adornment (``=====``), comment marks
+    alone or with an RCS keyword (:func:`_says_nothing`), or, in Markdown / HTML
+    (``tables``), a table row (``| gm animate``: helper ingest77)."""
+    return adornment_char(line) is not None or _says_nothing(line) or (tables and line[:1] == "|")
+
+
+def _first_line_title(text: str, tables: bool = False) -> str:
+    """The first non-blank line among the first 400 that is a title (:func:`_no_title`),
+    clipped to 120 characters, else "". ``tables``: the text is Markdown or HTML, whose
+    table rows (``| cell | cell``) are no title. Why (the stop-76 lead, helper ingest77):
+    GraphicsMagick's converted pages open with a one-cell table row per page (``|`` /
+    ``|  gm animate`` / ``|``) and were titled ``| gm animate``: the title is the first line
+    after them that is one, the abstract's sentence the page's first prose (which never
+    held a table row)."""
+    # Without cutting the text into lines or copying it: what precedes the first non-space
+    # character is the blank lines before it, and the clip reads only a bounded prefix of
+    # the line (``_clip``: 120 * 4 + 64). Each line skipped is read once, so the search
+    # stays linear.
     at, newlines = 0, 0
     while (first := _NON_SPACE.search(text, at)) is not None:
         newlines += text.count("\n", at, first.start())
@@ -411,12 +472,12 @@ def title_of(text: str, kind: str) -> str:
             return ""
         start = first.start()
         line = text[start : start + 120 * 4 + 64].partition("\n")[0].strip()
-        if adornment_char(line) is None and _WORDLESS.fullmatch(line) is None:
+        if not _no_title(line, tables):
             return _clip(line, 120)
         end = text.find("\n", start)
         end = len(text) if end < 0 else end
         whole = text[start:end].strip()
-        if adornment_char(whole) is None and _WORDLESS.fullmatch(whole) is None:
+        if not _no_title(whole, tables):
             return _clip(line, 120)  # (a longer line, not all one mark nor all marks)
         at = end
     return ""
@@ -486,12 +547,13 @@ class ExtractiveSummarizer:
         headed = False  # the title is a heading's, which the first sentence skips
         commented = False  # a commented configuration or script, named by its file name
         if kind in {"markdown", "html"} and not could_have_heading(text):
-            title = title_of(text, "text")  # what the parse below would come to
+            title = _first_line_title(text, tables=True)  # what the parse below would come to
         elif kind in {"markdown", "html", "rst"}:
             doc = parse(text, kind)
-            title = doc.title or title_of(text, "text")
-            headed = bool(doc.title)
-            outline = doc.headings
+            title = _heading_title(doc)
+            headed = bool(title)
+            title = title or _first_line_title(text, tables=kind != "rst")
+            outline = [h for h in doc.headings if h]  # (an empty ``# `` heading is no entry)
         elif (
             kind == "text"
             and COMMENT_BLOCKS_READ
@@ -600,7 +662,8 @@ def _directory_abstract(
     label = humanize(name)
     if readme:
         kind = "rst" if looks_like_rst(readme) else "markdown"
-        title = parse(readme, kind).title if kind == "rst" or could_have_heading(readme) else ""
+        use = kind == "rst" or could_have_heading(readme)
+        title = _heading_title(parse(readme, kind)) if use else ""
         sentence = first_sentence(readme, kind, as_read=as_read)
         if title and not is_label(title):
             title = " ".join(title.split())[:ABSTRACT_CHARS]

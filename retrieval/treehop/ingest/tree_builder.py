@@ -326,7 +326,44 @@ chunks never held them (the chunker reads a title's adornment as the heading and
 passage's text has none), but the one node's text did: it is embedded and BM25-indexed,
 and 22 one-node files of Debian's lighttpd / docutils / nginx / apache2 documentation
 carried them (helper ingest75's count; fixed by helper ingest76). Indented lines (a
-literal block's, a table's) are kept."""
+literal block's, a table's) are kept. Only true rules go (:func:`_is_rule`): a line such as
+``...``, ``--``, ``$$`` or ``))`` is text (helper review77's finding, fixed by helper
+ingest77)."""
+
+_RULE_CHARS = frozenset("-=*_#~^+'")
+"""The characters a drawn rule or a plain-text title's underline is made of (``'''`` is
+AsciiDoc's rule)."""
+_DRAWN_LINE = 10
+"""A run of any one punctuation character at least this long is a drawn line
+(``//////////``, ``..........``)."""
+
+
+def _is_rule(lines: list[str], i: int, kind: str) -> bool:
+    """Whether ``lines[i]`` is a rule line a one-node page's text leaves out: unindented, one
+    punctuation character repeated (:func:`markup.adornment_char`), and either three or more
+    of ``- = * _ # ~ ^ + '`` (a drawn rule, a title's over- or underline: ``-----``,
+    ``=====``, ``#####``), :data:`_DRAWN_LINE` or more of any, or, in reST, what docutils
+    reads as no text: four or more of any (a transition) or an over- / underline at least
+    as long as the title line beside it.
+    Why: the rule dropped every line of one repeated punctuation character, also ``...``,
+    ``--``, ``$$``, the text of a one-node plain page (helper review77)."""
+    line = lines[i]
+    ch = markup.adornment_char(line)
+    if ch is None:
+        return False
+    n = len(line.rstrip())
+    if (ch in _RULE_CHARS and n >= 3) or n >= _DRAWN_LINE:
+        return True
+    if kind != "rst":
+        return False
+    if n >= 4:
+        return True
+    for j in (i - 1, i + 1):  # a title's short over- or underline (``..`` under ``A``)
+        if 0 <= j < len(lines):
+            near = lines[j].rstrip()
+            if near.strip() and markup.adornment_char(near) is None and n >= len(near.strip()):
+                return True
+    return False
 
 
 def _leaf_text(text: str, kind: str) -> str:
@@ -340,7 +377,7 @@ def _leaf_text(text: str, kind: str) -> str:
         text = "\n".join(markup.rst_unshown_out(text.replace("\r\n", "\n").split("\n")))
     if kind in {"rst", "text"} and LEAF_RULES_DROPPED:
         lines = text.split("\n")
-        kept = [ln for ln in lines if markup.adornment_char(ln) is None]
+        kept = [ln for i, ln in enumerate(lines) if not _is_rule(lines, i, kind)]
         if len(kept) < len(lines):
             text = "\n".join(kept)
     return text.strip()

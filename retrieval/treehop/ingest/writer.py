@@ -106,7 +106,7 @@ COMMIT_SECONDS = 20.0
 """... and at least every this many seconds: an interrupted or killed ingest keeps what it
 committed, and the next run resumes from there (its files are skipped as unchanged)."""
 MANIFEST_VERSION = 2
-READING_VERSION = 8
+READING_VERSION = 9
 """How this version reads files into nodes (chunk titles, heading paths, abstracts), in
 every folder manifest's fingerprint (:meth:`TreeWriter._fingerprint`): a change here
 re-reads, once, every file of a folder added before it, at its next ``add_resource`` /
@@ -130,7 +130,13 @@ abstract (helper ingest76); 7: an HTML admonition with no text of its own (an im
 empty note) no longer makes the next section's heading its label, and a reST paragraph's
 line that opens with ``..`` is its text, no comment (helper review77); 8: an over-long code
 block cut at line ends, each piece in its fence (``chunking.CODE_LINE_CUTS``, helper
-usage88). Raise it with any change to what a file reads as."""
+usage88); 9 (8 on its own branch): a file's title
+is its first heading with words (an empty ``# `` heading skipped), never a Markdown table
+row, RCS keywords (``$Id$``) out of a plain text's title and comment-block abstract, an
+underscore inside a word kept in file and folder abstracts, only true rules out of a
+one-node page (``...``, ``--``, ``$$`` kept), and a man page's groff escapes (``\\%``,
+``\\f[B]``, ``\\c``, ``\\(hy``) read as ``man`` shows them (helper ingest77). Raise it with
+any change to what a file reads as."""
 RACY_NS = 2_000_000_000
 """A file modified less than this before the manifest was written may have changed again
 within the same mtime tick: its stat is not trusted and its text is hashed (git's "racy")."""
