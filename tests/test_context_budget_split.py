@@ -11,40 +11,16 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import treehop.context_assembly as ca
+from context_slots import ROOT
+from context_slots import ext as _ext
+from context_slots import slot as _slot
 from treehop.context_assembly import assemble_context
 from treehop.errors import InvalidQueryError
-from treehop.models import ChunkContext, ContextType, MatchedContext
-
-ROOT = "viking://resources/docs"
+from treehop.models import ContextType, MatchedContext
 
 
 def _words(tag: str, n: int) -> str:
     return " ".join(f"{tag} sentence {k} about the topic here." for k in range(n))
-
-
-def _ext(doc: str, i: int, position: int, score: float, content: str) -> ChunkContext:
-    return ChunkContext(
-        uri=f"{ROOT}/{doc}#chunk-{i}",
-        chunk_index=i,
-        score=score,
-        content=content,
-        position=position,
-    )
-
-
-def _slot(
-    doc: str, i: int, content: str, score: float, exts: list[ChunkContext] | None = None
-) -> MatchedContext:
-    return MatchedContext(
-        uri=f"{ROOT}/{doc}#chunk-{i}",
-        context_type=ContextType.RESOURCE,
-        is_leaf=True,
-        abstract="",
-        content=content,
-        score=score,
-        chunk_index=i,
-        collapsed=exts or [],
-    )
 
 
 ANSWER = "Bravo answer: set the limit in the config file and restart the daemon."

@@ -16,42 +16,18 @@ from hypothesis import strategies as st
 
 import treehop.client as client_mod
 import treehop.context_assembly as ca
+from context_slots import ext as _ext
+from context_slots import slot as _slot
 from treehop import RetrievalConfig, Treehop
 from treehop.context_assembly import assemble_context, default_token_counter
 from treehop.errors import InvalidConfigError, InvalidQueryError
-from treehop.models import ChunkContext, ContextType, MatchedContext
+from treehop.models import MatchedContext
 
 from treehop_test_doubles import BagOfWordsEmbedder
 
-ROOT = "viking://resources/docs"
 FILLER = " ".join(f"Filler sentence {n} repeats the section's other text." for n in range(14))
 ANSWER = " ".join(f"Answer step {n} says what to set and why it matters here." for n in range(6))
 LAST = "Answer step 5 says what to set and why it matters here."
-
-
-def _ext(doc: str, i: int, position: int, score: float, content: str) -> ChunkContext:
-    return ChunkContext(
-        uri=f"{ROOT}/{doc}#chunk-{i}",
-        chunk_index=i,
-        score=score,
-        content=content,
-        position=position,
-    )
-
-
-def _slot(
-    doc: str, i: int, content: str, score: float, exts: list[ChunkContext] | None = None
-) -> MatchedContext:
-    return MatchedContext(
-        uri=f"{ROOT}/{doc}#chunk-{i}",
-        context_type=ContextType.RESOURCE,
-        is_leaf=True,
-        abstract="",
-        content=content,
-        score=score,
-        chunk_index=i,
-        collapsed=exts or [],
-    )
 
 
 def _cost(text: str) -> int:
