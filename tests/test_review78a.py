@@ -1,0 +1,130 @@
+"""Review of stop 77's merged code (helper review78a): pipeline77, leftovers77, quality83.
+
+1. ``validate_scores`` never raises on a plug-in's answer (a lazy answer whose items raise,
+   an item whose ``__float__`` or ``repr`` raises, an endless iterator) and bounds its
+   reason; a search with such a reranker falls back to the vector scores.
+2. ``_plugins.in_daemon_thread``: a thread that cannot be started is the call's failure
+   (the sync fold and the sync plan fall back), not a raw ``RuntimeError``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from test_hierarchical_retriever import ScriptedReranker, run, tree
+from treehop._plugins import in_daemon_thread
+from treehop.errors import TreehopError
+from treehop.intent_analysis import IntentAnalyzer
+from treehop.llm.base import BaseLLM, ChatMessage
+from treehop.models import RetrievalMode
+from treehop.rerankers.base import validate_scores
+from treehop.sessions import SessionStore
+
+
+# -- 1. validate_scores reads a plug-in's answer without raising ----------------------------
+class _FloatRaises:
+    def __float__(self) -> float:
+        raise RuntimeError("no float here")
+
+
+class _ReprRaises:
+    def __float__(self) -> float:
+        raise TypeError("not a number")
+
+    def __repr__(self) -> str:
+        raise RuntimeError("no repr either")
+
+
+class _SliceRaises(str):
+    def __getitem__(self, key: Any) -> str:
+        raise RuntimeError("no slice")
+
+
+def _raises_midway() -> Any:
+    yield 0.5
+    raise KeyError("the second score")
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        pytest.param(lambda: map(float, ["0.5", "x"]), id="lazy-map-ValueError"),
+        pytest.param(_raises_midway, id="generator-KeyError"),
+        pytest.param(lambda: [_FloatRaises(), 0.1], id="float-RuntimeError"),
+        pytest.param(lambda: [_ReprRaises(), 0.1], id="repr-RuntimeError"),
+        pytest.param(lambda: [_SliceRaises("0.9"), 0.1], id="str-subclass-slice"),
+    ],
+)
+def test_an_answer_failing_while_read_is_an_invalid_answer(answer: Any) -> None:
+    scores, reason = validate_scores(answer(), 2)
+    assert scores is None and reason is not None and reason.startswith("invalid answer")
+    assert len(reason) <= 500
+
+
+def test_a_long_lazy_answer_is_read_only_one_past_the_count() -> None:
+    read = itertools.count()
+    long_answer = (float(next(read) % 2) for _ in range(100_000))  # (endless, bounded here)
+    scores, reason = validate_scores(long_answer, 3)
+    assert scores is None and reason is not None and "more than 3 scores" in reason
+    assert next(read) == 4  # (four items read: one past the three expected)
+
+
+def test_a_huge_item_is_shown_bounded() -> None:
+    scores, reason = validate_scores([[0.0] * 100_000, 1.0], 2)
+    assert scores is None and reason is not None and "non-numeric score" in reason
+    assert len(reason) < 200
+
+
+def test_a_generator_of_numbers_still_stands() -> None:  # (control)
+    assert validate_scores((x / 10 for x in range(3)), 3) == ([0.0, 0.1, 0.2], None)
+    assert validate_scores(iter([0.5]), 2) == (None, "invalid answer: 1 scores for 2 documents")
+
+
+_items = st.one_of(
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.integers(),
+    st.booleans(),
+    st.text(max_size=50),
+    st.binary(max_size=20),
+    st.none(),
+    st.lists(st.floats(), max_size=3),
+    st.builds(_FloatRaises),
+    st.builds(_ReprRaises),
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(items=st.lists(_items, max_size=6), lazy=st.booleans(), expected=st.integers(0, 6))
+def test_validate_scores_never_raises_and_answers_one_of_the_two(
+    items: list[object], lazy: bool, expected: int
+) -> None:
+    answer: object = iter(items) if lazy else items
+    scores, reason = validate_scores(answer, expected)
+    assert (scores is None) != (reason is None)
+    if scores is not None:
+        assert len(scores) == expected and all(isinstance(s, float) for s in scores)
+    else:
+        assert reason is not None and len(reason) <= 500
+
+
+def test_a_reranker_answering_a_failing_lazy_map_falls_back_to_the_vector_scores() -> None:
+    async def lazy(docs: Sequence[str]) -> object:
+        return map(float, ["0.5" if "eval" in d else "high" for d in docs])
+
+    baseline = run(tree(), include_directories=False)
+    res = run(
+        tree(),
+        reranker=ScriptedReranker(lazy),
+        mode=RetrievalMode.THINKING,
+        include_directories=False,
+    )
+    assert res.rerank_fallback and "reading it failed" in (res.rerank_fallback_reason or "")
+    assert [m.uri for m in res.matched_contexts] == [m.uri for m in baseline.matched_contexts]
