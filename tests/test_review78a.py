@@ -128,3 +128,49 @@ def test_a_reranker_answering_a_failing_lazy_map_falls_back_to_the_vector_scores
     )
     assert res.rerank_fallback and "reading it failed" in (res.rerank_fallback_reason or "")
     assert [m.uri for m in res.matched_contexts] == [m.uri for m in baseline.matched_contexts]
+
+
+# -- 2. a thread that cannot be started is the call's failure -------------------------------
+class _Answers(BaseLLM):
+    name = "answers"
+
+    def complete(self, messages: Sequence[ChatMessage], *, json_mode: bool = False) -> str:
+        return '{"queries": []}' if json_mode else "A summary."
+
+    async def acomplete(self, messages: Sequence[ChatMessage], *, json_mode: bool = False) -> str:
+        return self.complete(messages, json_mode=json_mode)
+
+
+@pytest.fixture
+def no_threads(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(self: threading.Thread) -> None:
+        raise RuntimeError("can't start new thread")
+
+    monkeypatch.setattr(threading.Thread, "start", refuse)
+
+
+def test_in_daemon_thread_tells_a_failed_start_through_its_future(no_threads: None) -> None:
+    future = in_daemon_thread(lambda: 1, name="treehop-test")
+    assert future.done()
+    with pytest.raises(RuntimeError, match="can't start new thread"):
+        future.result(timeout=0)
+
+
+def test_a_sync_fold_without_a_thread_falls_back_to_extractive(no_threads: None) -> None:
+    store = SessionStore(llm=_Answers(), max_messages=2, keep_recent=1)
+    sid = store.create_session()
+    for i in range(3):
+        store.add_message(sid, "user", f"Sentence number {i}.")
+    got = store.get(sid)
+    assert got.summary_method == "extractive" and got.folded_count == 2
+    assert "can't start new thread" in (got.summary_fallback_reason or "")
+
+
+def test_a_sync_plan_without_a_thread_falls_back(no_threads: None) -> None:
+    plan = IntentAnalyzer(_Answers(), timeout_s=2).analyze_sync("find the RFC template")
+    assert plan.fallback and "can't start new thread" in (plan.fallback_reason or "")
+
+
+def test_a_sync_plan_with_a_thread_is_used() -> None:  # (control)
+    plan = IntentAnalyzer(_Answers(), timeout_s=2).analyze_sync("find the RFC template")
+    assert not plan.fallback and plan.queries == []
