@@ -5,6 +5,8 @@
    reason; a search with such a reranker falls back to the vector scores.
 2. ``_plugins.in_daemon_thread``: a thread that cannot be started is the call's failure
    (the sync fold and the sync plan fall back), not a raw ``RuntimeError``.
+3. ``EmbeddedStore._clear_dead_records`` keeps a committed index's records where its
+   ``CURRENT`` is damaged or gone (a store opened before the first commit removed them).
 """
 
 from __future__ import annotations
@@ -174,3 +176,54 @@ def test_a_sync_plan_without_a_thread_falls_back(no_threads: None) -> None:
 def test_a_sync_plan_with_a_thread_is_used() -> None:  # (control)
     plan = IntentAnalyzer(_Answers(), timeout_s=2).analyze_sync("find the RFC template")
     assert not plan.fallback and plan.queries == []
+
+
+# -- 3. a dead creator's clean-up never removes a committed index's records -----------------
+DOC = "viking://resources/doc"
+
+
+def _committed_by_another(tmp_path: Any, current: str) -> tuple[Any, Any]:
+    """An index committed by a client while a direct store opened before it (nothing
+    committed then) stays open; then its ``CURRENT`` is damaged or gone (an open reads the
+    newest manifest then). Returns (the early store, the index path)."""
+    from treehop import Treehop
+    from treehop.stores.embedded import EmbeddedStore
+
+    from treehop_test_doubles import BagOfWordsEmbedder
+
+    folder = tmp_path / "doc"
+    folder.mkdir()
+    for i in range(2):
+        (folder / f"f{i}.md").write_text(f"# File {i}\n\nThe text of file {i} about topic{i}.\n")
+    idx = tmp_path / "idx"
+    early = EmbeddedStore(str(idx))
+    with Treehop(str(idx), embedder=BagOfWordsEmbedder()) as th:
+        th.add_resource(str(folder), target_uri=DOC)
+    if current == "damaged":
+        (idx / "CURRENT").write_text("not a generation\n")
+    else:
+        (idx / "CURRENT").unlink()
+    return early, idx
+
+
+@pytest.mark.parametrize("current", ["damaged", "missing"])
+def test_a_committed_index_with_no_readable_current_keeps_its_records(
+    tmp_path: Any, current: str
+) -> None:
+    from treehop.ingest.writer import _call_tags_key, _manifest_key
+
+    from treehop_test_doubles import store_leaf, unit_vectors
+
+    early, idx = _committed_by_another(tmp_path, current)
+    records = [idx / "state" / _manifest_key(DOC), idx / "state" / _call_tags_key(DOC)]
+    assert all(r.is_file() for r in records)  # (the premise)
+    try:
+        with contextlib.suppress(TreehopError):  # (what the write then meets: not this test's)
+            early.upsert([store_leaf("viking://resources/a.md")], unit_vectors(1, dim=8))
+            early.save()
+        assert all(r.is_file() for r in records)
+        assert early._clear_dead_records(holding_writes=False) == []
+        assert all(r.is_file() for r in records)
+    finally:
+        early.discard_unsaved()
+        early.close()
