@@ -7,12 +7,16 @@
    (the sync fold and the sync plan fall back), not a raw ``RuntimeError``.
 3. ``EmbeddedStore._clear_dead_records`` keeps a committed index's records where its
    ``CURRENT`` is damaged or gone (a store opened before the first commit removed them).
+4. A planner's JSON ``"\\ud800"`` escapes become U+FFFD in the plan's query, intent and
+   reasoning (a search planned so returned a result ``model_dump_json`` refused).
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import itertools
+import json
 import threading
 from collections.abc import Sequence
 from typing import Any
@@ -22,9 +26,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from test_hierarchical_retriever import ScriptedReranker, run, tree
+from treehop import AsyncTreehop, Treehop
 from treehop._plugins import in_daemon_thread
 from treehop.errors import TreehopError
-from treehop.intent_analysis import IntentAnalyzer
+from treehop.intent_analysis import IntentAnalyzer, PlanParseError, parse_plan
 from treehop.llm.base import BaseLLM, ChatMessage
 from treehop.models import RetrievalMode
 from treehop.rerankers.base import validate_scores
@@ -227,3 +232,87 @@ def test_a_committed_index_with_no_readable_current_keeps_its_records(
     finally:
         early.discard_unsaved()
         early.close()
+
+
+# -- 4. a planner's lone surrogates do not reach the plan ------------------------------------
+def _utf8(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+SURROGATE_PLAN = json.dumps(
+    {
+        "reasoning": "why \ud800",
+        "queries": [
+            {"query": "alpha \udc00 beta", "context_type": "resource", "intent": "x\ud83d"},
+        ],
+    }
+)
+
+
+def test_a_plan_holds_no_lone_surrogate() -> None:
+    queries, reasoning = parse_plan(SURROGATE_PLAN)
+    assert [q.query for q in queries] == ["alpha \ufffd beta"]
+    assert queries[0].intent == "x\ufffd" and reasoning == "why \ufffd"
+
+
+def test_a_valid_pair_stands() -> None:  # (control: a real astral character is kept)
+    answer = json.dumps({"queries": [{"query": "snake \U0001f40d", "context_type": "resource"}]})
+    assert parse_plan(answer)[0][0].query == "snake \U0001f40d"
+
+
+_texty = st.lists(  # (``st.text`` leaves lone surrogates out of any alphabet)
+    st.one_of(st.characters(codec="utf-8"), st.sampled_from("\ud800\udbff\udc00\udfff")),
+    min_size=1,
+    max_size=30,
+).map("".join)
+
+
+@settings(max_examples=100, deadline=None)
+@given(query=_texty, intent=_texty, reasoning=_texty)
+def test_every_plan_text_is_utf8(query: str, intent: str, reasoning: str) -> None:
+    answer = json.dumps(
+        {
+            "reasoning": reasoning,
+            "queries": [{"query": query, "context_type": "resource", "intent": intent}],
+        }
+    )
+    try:
+        queries, said = parse_plan(answer)
+    except PlanParseError:  # (a query of blanks only: dropped, no plan)
+        assert not query.strip()
+        return
+    assert _utf8(said) and all(_utf8(q.query) and _utf8(q.intent) for q in queries)
+
+
+class _SurrogatePlanner(BaseLLM):
+    name = "surrogates"
+
+    def complete(self, messages: Sequence[ChatMessage], *, json_mode: bool = False) -> str:
+        return SURROGATE_PLAN
+
+    async def acomplete(self, messages: Sequence[ChatMessage], *, json_mode: bool = False) -> str:
+        return SURROGATE_PLAN
+
+
+@pytest.mark.parametrize("sync", [True, False])
+def test_a_search_planned_with_surrogates_writes_as_json(bow: object, sync: bool) -> None:
+    planner = _SurrogatePlanner()
+    if sync:
+        with Treehop(embedder=bow, tagger=None, query_planner=planner) as th:
+            res = th.search("alpha beta")
+    else:
+
+        async def main() -> Any:
+            client = AsyncTreehop(embedder=bow, tagger=None, query_planner=planner)
+            try:
+                return await client.search("alpha beta")
+            finally:
+                await client.aclose()
+
+        res = asyncio.run(main())
+    assert res.query_plan is not None and not res.query_plan.fallback
+    assert "\ufffd" in res.model_dump_json()
