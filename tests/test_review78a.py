@@ -108,7 +108,7 @@ _items = st.one_of(
 )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(items=st.lists(_items, max_size=6), lazy=st.booleans(), expected=st.integers(0, 6))
 def test_validate_scores_never_raises_and_answers_one_of_the_two(
     items: list[object], lazy: bool, expected: int
@@ -271,7 +271,7 @@ _texty = st.lists(  # (``st.text`` leaves lone surrogates out of any alphabet)
 ).map("".join)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=50, deadline=None)
 @given(query=_texty, intent=_texty, reasoning=_texty)
 def test_every_plan_text_is_utf8(query: str, intent: str, reasoning: str) -> None:
     answer = json.dumps(
