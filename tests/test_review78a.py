@@ -84,6 +84,23 @@ def test_a_long_lazy_answer_is_read_only_one_past_the_count() -> None:
     assert next(read) == 4  # (four items read: one past the three expected)
 
 
+class _LyingList(list):  # type: ignore[type-arg]
+    """Says it holds two scores; its iterator gives 10**6 (or none)."""
+
+    def __init__(self, n: int) -> None:
+        super().__init__([0.5, 0.5])
+        self.n = n
+
+    def __iter__(self) -> Any:
+        return iter([0.25] * self.n)
+
+
+@pytest.mark.parametrize("n", [1_000_000, 0])
+def test_a_list_whose_iterator_disagrees_with_its_length_is_invalid(n: int) -> None:
+    scores, reason = validate_scores(_LyingList(n), 2)
+    assert scores is None and reason is not None and "scores read for 2 documents" in reason
+
+
 def test_a_huge_item_is_shown_bounded() -> None:
     scores, reason = validate_scores([[0.0] * 100_000, 1.0], 2)
     assert scores is None and reason is not None and "non-numeric score" in reason

@@ -101,7 +101,9 @@ def _validate_scores(scores: object, expected: int) -> tuple[list[float] | None,
     if len(scores) != expected:
         return None, f"invalid answer: {len(scores)} scores for {expected} documents"
     out: list[float] = []
-    for s in scores:
+    # (at most ``expected`` items, and as many as that: a list or tuple subclass's own
+    # ``__iter__`` may disagree with its ``__len__``, endless or short)
+    for s in itertools.islice(scores, expected + 1):
         if isinstance(s, NOT_SCORES):
             head = s[:40] if isinstance(s, (str, bytes, bytearray)) else s
             return None, (
@@ -115,6 +117,8 @@ def _validate_scores(scores: object, expected: int) -> tuple[list[float] | None,
         if not math.isfinite(f):
             return None, f"invalid answer: non-finite score {f!r}"
         out.append(f)
+    if len(out) != expected:
+        return None, f"invalid answer: {len(out)} scores read for {expected} documents"
     return out, None
 
 
