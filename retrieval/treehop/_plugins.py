@@ -131,7 +131,17 @@ def in_daemon_thread(
         else:
             future.set_result(result)
 
-    threading.Thread(target=work, name=name, daemon=True).start()
+    try:
+        threading.Thread(target=work, name=name, daemon=True).start()
+    except BaseException as exc:  # (no thread to be had: told as the call's own failure)
+        # Why (helper review78a): ``start`` raising ("can't start new thread", a process at
+        # its thread limit) escaped raw out of a sync fold (``add_message``) and a sync plan,
+        # where the model's own failure falls back; now the waiting caller reads it from the
+        # future and falls back as it does for that failure.
+        if is_signal(exc):
+            raise
+        if not future.done():
+            future.set_exception(exc)
     return future
 
 

@@ -72,6 +72,20 @@ MAX_REASONING_CHARS = 2000
 characters, with a parser note; the ``[parser]`` line after it is cut to
 ``MAX_PARSER_NOTES_CHARS`` (a hostile answer of many dropped queries writes one note each)."""
 MAX_PARSER_NOTES_CHARS = 2000
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+"""A code point no UTF-8 text holds: a JSON ``"\\ud800"`` escape in the model's answer
+makes one, in the query text, the ``intent`` or the ``reasoning``, each shown as U+FFFD
+(:func:`_no_surrogates`)."""
+
+
+def _no_surrogates(text: str) -> str:
+    """``text`` with each lone surrogate as U+FFFD (one pass). Why (helper review78a): the
+    plan kept them, and the result of a search that used it could not be written as JSON
+    (``model_dump_json`` raised pydantic's serialisation error, no ``TreehopError``); the
+    session summary already did this for the same escape (helper review76)."""
+    return _LONE_SURROGATE.sub("\ufffd", text)
+
+
 PROMPT_PLACEHOLDERS = frozenset(
     {"query", "summary", "recent_messages", "context_types", "max_queries"}
 )
@@ -272,6 +286,7 @@ def parse_plan(
     if isinstance(data, dict):
         raw_reasoning = data.get("reasoning", "")
         reasoning = raw_reasoning if isinstance(raw_reasoning, str) else json.dumps(raw_reasoning)
+        reasoning = _no_surrogates(reasoning)
         if len(reasoning) > MAX_REASONING_CHARS:
             reasoning = reasoning[:MAX_REASONING_CHARS]
             reasoning_cut = True
@@ -304,7 +319,7 @@ def parse_plan(
         if not isinstance(q, str) or not q.strip():
             notes.append(f"{label} dropped: empty or missing query text")
             continue
-        q = " ".join(q.split())
+        q = _no_surrogates(" ".join(q.split()))
         if len(q) > MAX_REWRITTEN_QUERY_CHARS:
             q = q[:MAX_REWRITTEN_QUERY_CHARS]
             notes.append(f"{label}: query text cut to {MAX_REWRITTEN_QUERY_CHARS} characters")
@@ -318,7 +333,7 @@ def parse_plan(
             continue
         priority = _parse_priority(item.get("priority"), notes, label)
         intent = item.get("intent", "")
-        intent = " ".join(intent.split()) if isinstance(intent, str) else ""
+        intent = _no_surrogates(" ".join(intent.split())) if isinstance(intent, str) else ""
         if len(intent) > MAX_INTENT_CHARS:
             intent = intent[:MAX_INTENT_CHARS]
             notes.append(f"{label}: intent cut to {MAX_INTENT_CHARS} characters")

@@ -8,6 +8,7 @@ vector scores and records ``rerank_fallback`` with the reason on the result, nev
 from __future__ import annotations
 
 import asyncio
+import itertools
 import math
 from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
@@ -18,6 +19,7 @@ import numpy as np
 
 from .._plugins import describe, finished_within, is_signal
 from ..redaction import redact
+from ..validation import shown_value
 
 
 @runtime_checkable
@@ -66,29 +68,57 @@ treehop's HTTP and LLM rerankers already refused them in their own parsers."""
 
 
 def validate_scores(scores: object, expected: int) -> tuple[list[float] | None, str | None]:
-    """Check a reranker's answer; return (scores, None) or (None, reason)."""
+    """Check a reranker's answer; return (scores, None) or (None, reason). Never raises (but
+    for a Ctrl-C, an exit): an answer that fails while it is read is an invalid answer.
+
+    Why (helper review78a): the answer is a plug-in's object, read here outside the guard
+    around the plug-in's call: a lazy answer (``map(float, texts)``, a generator) whose
+    items raise, an item whose ``__float__`` raises other than ``TypeError`` /
+    ``ValueError``, or whose ``repr`` raises, escaped raw out of :func:`safe_rerank` (which
+    never raises) and failed the whole search; an endless iterator was read for good; an
+    item's ``repr`` went whole into the reason (a list of 10**5 numbers: 0.5 MB)."""
+    try:
+        return _validate_scores(scores, expected)
+    except BaseException as exc:  # (a plug-in's object failing while read: its fault)
+        if is_signal(exc):
+            raise
+        return None, f"invalid answer: reading it failed: {describe(exc)}"[:500]
+
+
+def _validate_scores(scores: object, expected: int) -> tuple[list[float] | None, str | None]:
     if isinstance(scores, UNORDERED_ANSWERS):
         return None, f"invalid answer: expected a list of scores, got {type(scores).__name__}"
     if not isinstance(scores, (list, tuple)):
         try:
-            scores = list(scores)  # type: ignore[call-overload]
+            items = iter(scores)  # type: ignore[call-overload]
         except TypeError:
             return None, f"invalid answer: expected a list of scores, got {type(scores).__name__}"
+        # (at most one item past ``expected``: an endless iterator is not read for good)
+        scores = list(itertools.islice(items, expected + 1))
+        if len(scores) > expected:
+            return None, f"invalid answer: more than {expected} scores for {expected} documents"
     assert isinstance(scores, (list, tuple))
     if len(scores) != expected:
         return None, f"invalid answer: {len(scores)} scores for {expected} documents"
     out: list[float] = []
-    for s in scores:
+    # (at most ``expected`` items, and as many as that: a list or tuple subclass's own
+    # ``__iter__`` may disagree with its ``__len__``, endless or short)
+    for s in itertools.islice(scores, expected + 1):
         if isinstance(s, NOT_SCORES):
-            shown = repr(s[:40] if isinstance(s, (str, bytes, bytearray)) else s)
-            return None, f"invalid answer: non-numeric score {shown} (a {type(s).__name__})"
+            head = s[:40] if isinstance(s, (str, bytes, bytearray)) else s
+            return None, (
+                f"invalid answer: non-numeric score {shown_value(head, 60)} "
+                f"(a {type(s).__name__[:100]})"
+            )
         try:
             f = float(s)
         except (TypeError, ValueError, OverflowError):  # Overflow: an int like 10**400
-            return None, f"invalid answer: non-numeric score {s!r}"
+            return None, f"invalid answer: non-numeric score {shown_value(s, 60)}"
         if not math.isfinite(f):
             return None, f"invalid answer: non-finite score {f!r}"
         out.append(f)
+    if len(out) != expected:
+        return None, f"invalid answer: {len(out)} scores read for {expected} documents"
     return out, None
 
 

@@ -47,7 +47,7 @@ from .column_files import _fsync_file
 from .family_batch import search_arrays_many
 from .layout import _NODE_CACHE, IntArray, _h64
 from .lexical_sync import _LexicalSync
-from .manifest import _Generations, _read_current
+from .manifest import _anything_committed, _Generations, _read_current
 from .search_paths import _SearchPaths
 from .snapshot import _content_hash, _empty_snap, _Snap, _stored_field
 from .writes import _Writes
@@ -898,7 +898,11 @@ class EmbeddedStore(_SearchPaths, _Writes, _AnnWorker, _LexicalSync, _Generation
         except OSError:
             return []
         own = self._flock is not None and self._flock.held  # (a direct write's: ours)
-        if _read_current(self.path) is not None or (not own and held_elsewhere(self.path / "LOCK")):
+        # (anything committed: a ``CURRENT``, even one damaged or missing its target, or a
+        # manifest, which an open reads where ``CURRENT`` is damaged or gone. Not only a
+        # ``CURRENT`` that reads back: a store opened before the index's first commit removed
+        # that index's records where its ``CURRENT`` was damaged; helper review78a)
+        if _anything_committed(self.path) or (not own and held_elsewhere(self.path / "LOCK")):
             return []
         extra: WriterLock | None = None
         if not holding_writes:
@@ -910,7 +914,7 @@ class EmbeddedStore(_SearchPaths, _Writes, _AnnWorker, _LexicalSync, _Generation
                 return []
         try:
             with self._wlock:
-                if self._committed is not None or _read_current(self.path) is not None:
+                if self._committed is not None or _anything_committed(self.path):
                     return []
                 found: list[str] = []
                 for name in self.DEAD_CREATOR_RECORDS:
