@@ -136,3 +136,41 @@ def test_a_chain_of_matches_across_joins_is_linear() -> None:
     ratio = _best(large) / _best(small)
     assert ratio < 8, ratio
     assert redact("x AKIA0000000A 00000000-AKIA0000000A y") == "x *** y"
+
+
+# -- 4. a word ending in sk- before CamelCase words and hashes ---------------------------
+
+_SK_WORDS = [
+    "flask-SQLAlchemy", "Flask-Login2", "risk-Score2024", "task-Runner2", "disk-Image2",
+    "kiosk-Mode", "mask-RCNN", "Mask-RCNN50", "dask-ML", "desk-Top10", "husk-UI3",
+    "task-sk-Runner", "ask-GPT4", "whisk-V2",
+]  # fmt: skip
+_CAMEL = ["Data", "Loader", "Grid", "Search", "CV", "Model", "Http", "Client", "Tfidf", "Py", "V2"]
+_OTHER = st.one_of(
+    st.lists(st.sampled_from(_CAMEL), min_size=2, max_size=4).map("".join),
+    st.text(alphabet="0123456789abcdef", min_size=7, max_size=40),  # (a commit hash)
+    st.uuids().map(str),
+    st.sampled_from(["v1.2.3", "2024-01-01", "release-2024", "x86_64", "the", "with", "see"]),
+    st.lists(st.sampled_from(_CAMEL), min_size=1, max_size=3).map(
+        lambda w: "/usr/lib/" + "/".join(w)
+    ),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.one_of(st.sampled_from(_SK_WORDS), _OTHER), min_size=2, max_size=8))
+@example(["flask-SQLAlchemy", "TorchJsonKeyHttp", "Vectorizer2024"])
+@example(["kiosk-Mode", "ModelCVData", "Model3DDataVectorizer"])
+@example(["task-sk-Runner", "TfidfDataClient", "015967d3a7787b8e9db8c52ae530c034afaa2eaf"])
+def test_words_ending_in_sk_before_identifiers_and_hashes_are_unchanged(words: list[str]) -> None:
+    # (914df6a4 joined them into the glued ``sk-`` + 32 shape and masked from the word's
+    # ``sk-`` on: ``fla***``; 945 of 20,000 such generated lines)
+    text = " ".join(words)
+    assert redact(text) == text
+
+
+def test_a_glued_key_split_once_is_still_masked() -> None:
+    # (control: passes on the base too; ``_`` or a digit before ``sk-``, or a second prefix)
+    assert redact("MY_KEY_sk-proj-Ab3dEf6hIjKl Mn9oPq2rSt4uVw") == "MY_KEY_***"
+    assert redact("KEY_sk-Ab3dEf6hIjKlAb3dEf6hIjKl Mn9oPq2rSt4uVw") == "KEY_***"
+    assert redact(repr("\nsk-Ab3dEf6hIjKlAb3dEf6hIjKl Mn9oPq2rSt4uVw")) == "'\\n***'"

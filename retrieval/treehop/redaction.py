@@ -605,6 +605,11 @@ def _redact_spaced(s: str) -> str:
     return "".join(out)
 
 
+_TOKEN_START = re.compile(r"(?:(?<![A-Za-z0-9_])(?<![A-Za-z0-9_]-)|" + _ESCAPED + ")")
+"""Where :data:`_VENDOR_KEY` 's token-start shapes may match (no letter, digit, ``_`` or
+``word-`` before; or right after an escape: ``\\nsk-...``, whose ``n`` is a letter)."""
+
+
 def _spaced_span(s: str, pieces: list[str], first: int) -> tuple[int, int] | None:
     """The span of ``s`` to mask for ``pieces`` (a key-like head and the key-like tails after
     it, each after one space, the head at ``first``): from the start of the first
@@ -637,6 +642,17 @@ def _spaced_span(s: str, pieces: list[str], first: int) -> tuple[int, int] | Non
         # walk over every join)
         j = bisect_right(joins, k.start())
         if j == len(joins) or joins[j] >= k.end():
+            continue
+        if (
+            view.startswith("sk-", k.start())
+            and (view[k.start() - 1 : k.start()].isalpha() or view[k.start() - 1] == "-")
+            and _TOKEN_START.match(view, k.start()) is None
+            and _SECOND_PREFIX.match(view, k.start() + 3) is None
+        ):
+            # (``sk-`` ending a word or after a word's ``-``, ``flask-SQLAlchemy``,
+            # ``risk-Score2024``, ``task-sk-Runner``: joined across spaces, CamelCase words and
+            # hashes after it make the glued ``sk-`` + 32; after ``_`` or a digit, or with a
+            # vendor's second prefix, ``MY_KEY_sk-...``, ``x-sk-proj-...``, a key still)
             continue
         if start < 0:
             a = bisect_right(ends_view, k.start())  # (the piece the match starts in)
