@@ -174,3 +174,35 @@ def test_a_glued_key_split_once_is_still_masked() -> None:
     assert redact("MY_KEY_sk-proj-Ab3dEf6hIjKl Mn9oPq2rSt4uVw") == "MY_KEY_***"
     assert redact("KEY_sk-Ab3dEf6hIjKlAb3dEf6hIjKl Mn9oPq2rSt4uVw") == "KEY_***"
     assert redact(repr("\nsk-Ab3dEf6hIjKlAb3dEf6hIjKl Mn9oPq2rSt4uVw")) == "'\\n***'"
+
+
+# -- 5. a code block cut just before its closing fence -----------------------------------
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    widths=st.lists(st.integers(1, 60), min_size=2, max_size=40),
+    max_chars=st.integers(60, 400),
+    fence=st.sampled_from(["```", "```python", "~~~~ {.sh}", "````"]),
+)
+@example(widths=[24] * 60, max_chars=112, fence="```python")
+def test_a_cut_code_block_has_no_empty_piece(widths: list[int], max_chars: int, fence: str) -> None:
+    from treehop.ingest.chunking import _cut
+
+    lines = [f"l{i}" + "x" * w for i, w in enumerate(widths)]
+    close = fence.split(" ")[0].rstrip("python")
+    pieces = _cut("\n".join([fence, *lines, close]), max_chars, code=True)
+    for p in pieces:
+        body = p.split("\n")
+        assert body[0] == fence and body[-1] == close, p
+        assert len(body) > 2, pieces  # (914df6a4: the fence reopened and closed on nothing)
+    # (every line once, in order; a line longer than a piece is cut inside it)
+    assert "".join(x for p in pieces for x in p.split("\n")[1:-1]) == "".join(lines)
+
+
+def test_split_text_of_a_long_code_block_has_no_empty_chunk() -> None:
+    from treehop.ingest.chunking import split_text
+
+    code = "\n".join(f"x{i} = {i} * 2  # comment" for i in range(60))
+    chunks = split_text(f"# T\n\nIntro.\n\n```python\n{code}\n```\n", "markdown", 159)
+    assert all(c.text.strip("`python\n ") for c in chunks), [c.text for c in chunks]
