@@ -15,6 +15,7 @@ Each test fails on 914df6a4 unless it says it is a control.
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
@@ -206,3 +207,34 @@ def test_split_text_of_a_long_code_block_has_no_empty_chunk() -> None:
     code = "\n".join(f"x{i} = {i} * 2  # comment" for i in range(60))
     chunks = split_text(f"# T\n\nIntro.\n\n```python\n{code}\n```\n", "markdown", 159)
     assert all(c.text.strip("`python\n ") for c in chunks), [c.text for c in chunks]
+
+
+# -- 6. a man page naming a surrogate -----------------------------------------------------
+
+
+@settings(max_examples=100, deadline=None)
+@given(code=st.integers(0, 0x10FFFF))
+@example(code=0xD800)
+@example(code=0xDFFF)
+def test_a_named_unicode_character_always_encodes(code: int) -> None:
+    from treehop.ingest.roff import man_page_markdown
+
+    out = man_page_markdown(f".TH X 1\n.SH NAME\nx \\- a \\[u{code:04X}] b\n")
+    out.encode("utf-8")  # (914df6a4: UnicodeEncodeError for U+D800..U+DFFF)
+    assert "\0" not in out and "a " in out
+
+
+def test_add_resource_of_a_man_page_naming_a_surrogate(tmp_path: Path) -> None:
+    from treehop import Treehop
+
+    from treehop_test_doubles import BagOfWordsEmbedder
+
+    page = tmp_path / "x.1"
+    page.write_text(".TH X 1\n.SH NAME\nx \\- tool \\[uD800] here\n.SH DESCRIPTION\nRuns.\n")
+    client = Treehop(str(tmp_path / "index"), embedder=BagOfWordsEmbedder(), tagger=None)
+    try:
+        added = client.add_resource(str(page))  # (914df6a4: UnicodeEncodeError)
+        hits = client.find("tool here", target_uri=added.root_uri)
+        assert any("tool" in str(h) for h in hits.contexts()), hits
+    finally:
+        client.close()
