@@ -32,7 +32,7 @@ def _no_window_of(key: str, out: str) -> bool:
 # -- 1. digits only after the prefix --------------------------------------------------
 
 
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(
     kind=st.sampled_from(VENDOR_KINDS),
     seed=st.integers(0, 10_000),
@@ -158,7 +158,7 @@ _OTHER = st.one_of(
 )
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(st.lists(st.one_of(st.sampled_from(_SK_WORDS), _OTHER), min_size=2, max_size=8))
 @example(["flask-SQLAlchemy", "TorchJsonKeyHttp", "Vectorizer2024"])
 @example(["kiosk-Mode", "ModelCVData", "Model3DDataVectorizer"])
