@@ -20,12 +20,13 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
+from contextlib import contextmanager
 
 import pytest
 from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
-from treehop import Treehop
+from treehop import Treehop, redaction
 from treehop.cli._app import _parse_filter
 from treehop.errors import InvalidFilterError, InvalidURIError, NotFoundError, TreehopError
 from treehop.filters import MAX_FILTER_DEPTH
@@ -90,12 +91,34 @@ _PROSE_WORDS = [
 ]  # fmt: skip
 
 
+@contextmanager
+def _no_registered_secrets() -> Iterator[None]:
+    """The secret registry empty for a block, then as it was. Why (helper review78b): test
+    modules register secrets when they are imported (``test_leftovers65e_filters.py``'s
+    ``...0123456789abcdef``), which holds for the whole session, and a registered secret masks
+    any word sharing 8 characters with it: a prose control's ``12345678`` came out ``***``
+    whenever such a module was collected with this one (the full suite)."""
+    with redaction._lock:
+        saved = (set(redaction._secrets), set(redaction._windows), redaction._exact)
+        redaction._secrets.clear()
+        redaction._windows.clear()
+        redaction._exact = None
+    try:
+        yield
+    finally:
+        with redaction._lock:
+            redaction._secrets.update(saved[0])
+            redaction._windows.update(saved[1])
+            redaction._exact = saved[2]
+
+
 @settings(max_examples=150, deadline=None)
 @given(st.lists(st.sampled_from(_PROSE_WORDS), min_size=1, max_size=12))
 @example(words=["AIza", "Release2024", "iPhone15Pro", "GridSearchCV", "GridSearchCV"])
 def test_control_prose_with_vendor_looking_words_is_unchanged(words: list[str]) -> None:
     text = " ".join(words)
-    assert redact(text) == text
+    with _no_registered_secrets():
+        assert redact(text) == text
 
 
 def test_a_split_key_in_a_repr_and_a_chain_of_pieces() -> None:

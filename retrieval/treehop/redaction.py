@@ -505,6 +505,9 @@ _SECOND_PREFIX = re.compile(r"(?:proj|svcacct|admin|ant(?:-api[0-9]{2})?|or(?:-v
 _KEY_CASE = re.compile(r"[0-9A-Z]")
 _SLUG = re.compile(r"[-_]*+(?:[a-z]++|[0-9]++)(?:[-_]++(?:[a-z]++|[0-9]++))*+[-_]*+")
 """A slug's words: runs of lower-case letters or of digits, joined by ``-`` / ``_``."""
+_DIGIT_GROUPS = re.compile(r"[0-9]++(?:-[0-9]++)*+-?")
+"""Digit groups joined by ``-`` (a Slack token's first groups, ``68579351-886``), the last
+``-`` too (split right after it)."""
 
 
 def _keylike_head(head: str) -> bool:
@@ -514,11 +517,19 @@ def _keylike_head(head: str) -> bool:
     between ``-`` / ``_`` all lower-case letters or all digits). A slug is not joined with
     the next word (``sk-learn``, ``hf_hub``, ``disk-space``, ``sk-1234-fix``: ``sk-1234-fix
     GridSearchCV`` read joined has a lower-case letter followed by an upper-case one and a
-    digit, :data:`_SK_SHORT` 's second form)."""
+    digit, :data:`_SK_SHORT` 's second form).
+
+    Digits only after the prefix (:data:`_DIGIT_GROUPS`: ``sk-28``, ``ghp_7``, ``AKIA1234``,
+    ``xoxb-68579351``) read as a key's piece, no slug. Why (helper review78b): a key split
+    a few characters after its prefix often has only digits there (a DeepSeek key's hex, a
+    Slack token's first groups: 157 of 259 Slack tokens split in their digit groups), and
+    the slug rule refused the join, so the tail after the space (up to all but one or two
+    of the key's characters) was shown whole; no prose word is a vendor prefix and digits
+    (``sk-1234-fix`` has a word: still a slug)."""
     at = _prefix_end(head)
     if at is None:
         return False
-    if at == len(head):
+    if at == len(head) or _DIGIT_GROUPS.fullmatch(head, at) is not None:
         return True
     return _KEY_CASE.search(head, at, at + 64) is not None and not _SLUG.fullmatch(head, at)
 
@@ -555,49 +566,104 @@ def _redact_spaced(s: str) -> str:
     pos = 0
     for m in _SPACED.finditer(s):
         pieces = m.group(0).split(" ")
-        if not _keylike_head(pieces[0]):
-            continue
-        if _prefix_end(pieces[0]) == len(pieces[0]):
+        starts: list[int] = []  # (where each piece starts in ``s``)
+        at = m.start()
+        for p in pieces:
+            starts.append(at)
+            at += len(p) + 1
+        # (the groups joined: each from a key-like head (:func:`_keylike_head`) to the next
+        # head that opens its piece with a vendor prefix, or that stands after the group's
+        # end; a piece with a prefix inside it, ``00000000-AKIA...``, stays a tail of the
+        # group it is in)
+        groups: list[list[int]] = []
+        cover = 0
+        for i, p in enumerate(pieces):
+            if not _keylike_head(p):
+                continue
+            if groups and i < cover and _KEY_PREFIX.match(p) is None:
+                continue
+            if groups:
+                groups[-1][1] = min(groups[-1][1], i)
             # (a bare prefix, ``AIza`` / ``sk-``, carries no key character of its own: it is
             # joined with the one piece after it only, which must complete the shape alone;
             # a run of CamelCase words after a bare ``AIza`` is prose, not a key's pieces)
-            pieces = pieces[:2]
-        lead = max(0, m.start() - _SPACED_CONTEXT)
-        view = s[lead : m.start()] + "".join(pieces)
-        # (where each piece ends in the view, and in ``s``)
-        ends_view: list[int] = []
-        ends_s: list[int] = []
-        at_view, at_s = m.start() - lead, m.start()
-        for p in pieces:
-            at_view += len(p)
-            at_s += len(p)
-            ends_view.append(at_view)
-            ends_s.append(at_s)
-            at_s += 1
-        joins = ends_view[:-1]
-        off = m.start() - lead
-        start = end = -1
-        for k in _VENDOR_KEY.finditer(view):
-            if not any(k.start() < j < k.end() for j in joins):
+            cover = i + 2 if _prefix_end(p) == len(p) else len(pieces)
+            groups.append([i, cover])
+        for i, stop in groups:
+            if stop - i < 2:
                 continue
-            if start < 0:
-                a = bisect_right(ends_view, k.start())  # (the piece the match starts in)
-                if k.start() < off:  # (in the context before the candidate)
-                    start = lead + k.start()
-                elif a == 0:
-                    start = m.start() + k.start() - off
-                else:
-                    start = ends_s[a - 1] + 1 + k.start() - ends_view[a - 1]
-            end = ends_s[bisect_right(ends_view, k.end() - 1)]  # (its piece's end)
-        if start < 0:
-            continue
-        out.append(s[pos:start])
-        out.append(MASK)
-        pos = end
+            span = _spaced_span(s, pieces[i:stop], starts[i])
+            if span is None:
+                continue
+            start, end = span
+            out.append(s[pos : max(start, pos)])
+            out.append(MASK)
+            pos = max(end, pos)
     if not out:
         return s
     out.append(s[pos:])
     return "".join(out)
+
+
+_TOKEN_START = re.compile(r"(?:(?<![A-Za-z0-9_])(?<![A-Za-z0-9_]-)|" + _ESCAPED + ")")
+"""Where :data:`_VENDOR_KEY` 's token-start shapes may match (no letter, digit, ``_`` or
+``word-`` before; or right after an escape: ``\\nsk-...``, whose ``n`` is a letter)."""
+
+
+def _spaced_span(s: str, pieces: list[str], first: int) -> tuple[int, int] | None:
+    """The span of ``s`` to mask for ``pieces`` (a key-like head and the key-like tails after
+    it, each after one space, the head at ``first``): from the start of the first
+    :data:`_VENDOR_KEY` match across a join to the end of the piece the last one ends in;
+    ``None`` where no match crosses a join.
+
+    Each call reads its pieces once (and :data:`_SPACED_CONTEXT` characters before them), and
+    :func:`_redact_spaced` gives each piece to one call: linear. Why one group per key-like
+    head (helper review78b): a match whose head was refused (``sk-learn``, a slug) or joined
+    with one piece only (a bare ``AIza``) skipped the rest of it, so a key split once after
+    two such words (``sk-learn Version2 ghp_Ab12... 5678...``, ``disk-Usage2024 sk-Ab3...
+    Ij9...``) was shown whole."""
+    lead = max(0, first - _SPACED_CONTEXT)
+    off = first - lead
+    view = s[lead:first] + "".join(pieces)
+    # (where each piece ends in the view, and in ``s``)
+    ends_view: list[int] = []
+    ends_s: list[int] = []
+    at_view, at_s = off, first
+    for p in pieces:
+        at_view += len(p)
+        at_s += len(p)
+        ends_view.append(at_view)
+        ends_s.append(at_s)
+        at_s += 1
+    joins = ends_view[:-1]
+    start = end = -1
+    for k in _VENDOR_KEY.finditer(view):
+        # (the first join after the match's start: inside the match or not; bisection, not a
+        # walk over every join)
+        j = bisect_right(joins, k.start())
+        if j == len(joins) or joins[j] >= k.end():
+            continue
+        if (
+            view.startswith("sk-", k.start())
+            and (view[k.start() - 1 : k.start()].isalpha() or view[k.start() - 1] == "-")
+            and _TOKEN_START.match(view, k.start()) is None
+            and _SECOND_PREFIX.match(view, k.start() + 3) is None
+        ):
+            # (``sk-`` ending a word or after a word's ``-``, ``flask-SQLAlchemy``,
+            # ``risk-Score2024``, ``task-sk-Runner``: joined across spaces, CamelCase words and
+            # hashes after it make the glued ``sk-`` + 32; after ``_`` or a digit, or with a
+            # vendor's second prefix, ``MY_KEY_sk-...``, ``x-sk-proj-...``, a key still)
+            continue
+        if start < 0:
+            a = bisect_right(ends_view, k.start())  # (the piece the match starts in)
+            if k.start() < off:  # (in the context before the candidate)
+                start = lead + k.start()
+            elif a == 0:
+                start = first + k.start() - off
+            else:
+                start = ends_s[a - 1] + 1 + k.start() - ends_view[a - 1]
+        end = ends_s[bisect_right(ends_view, k.end() - 1)]  # (its piece's end)
+    return None if start < 0 else (start, end)
 
 
 _USERINFO_END = frozenset("/ \t\r\n\"'")

@@ -230,6 +230,12 @@ def _cut(text: str, max_chars: int, code: bool = False) -> list[str]:
     tail = _piece(text, start, n, code)
     if tail:
         pieces.append(tail)
+    if fence and len(pieces) > 1 and fence_closes(pieces[-1], fence[0], len(close)):
+        # (the last cut fell just before the closing fence: it ends the piece before, not a
+        # piece of its own, which was the fence reopened and closed around nothing, a chunk
+        # of no text; helper review78b)
+        closing = pieces.pop().strip()
+        pieces[-1] += "\n" + closing
     if fence and len(pieces) > 1:
         last = len(pieces) - 1
         pieces = [

@@ -221,6 +221,11 @@ def _groff_escapes_out(line: str, join: str, space: str) -> str:
                     char = chr(int(name[1:], 16))
                 except ValueError:
                     return ""
+                if char == "\0" or "\ud800" <= char <= "\udfff":
+                    # (no character: a surrogate is no scalar value, and the page's text
+                    # failed to encode when written, UnicodeEncodeError out of
+                    # ``add_resource``; helper review78b)
+                    return ""
                 return "\\\\" if char == "\\" else "\\(dq" if char == '"' else char
             return _NAMED_CHARS.get(name, "")
         if kind == "string":
