@@ -109,7 +109,7 @@ def test_the_ls_tool_shows_at_most_max_list_entries(tmp_path: Path) -> None:
         (src / f"f{i:04d}.txt").write_text(f"note {i} alpha")
     with Treehop(tmp_path / "idx", embedder=BagOfWordsEmbedder(), tagger=None) as client:
         client.add_resource(src, target_uri="viking://resources/src")
-        ls = create_treehop_tools(client, include=["ls"])[0]
+        ls = create_treehop_tools(client, include=["ls"], ls_max_chars=10**7)[0]  # (entries alone)
         msg = ls.invoke(
             {
                 "type": "tool_call",
