@@ -1515,13 +1515,18 @@ class VikingDBStore:
         head = old_head(lambda: self._blob_head(key))
         self._req("delete state", self._collection.delete, {"ids": ["s" + uri_key(key)]})
         if head is not None and head.parts:
-            stale = [_part_id(key, head.gen, i) for i in range(head.parts)]
-            for start in range(0, len(stale), MAX_WRITE_ROWS):
-                self._req(
-                    "delete state",
-                    self._collection.delete,
-                    {"ids": stale[start : start + MAX_WRITE_ROWS]},
-                )
+            self._delete_parts(key, head.gen, head.parts)
+
+    def _delete_parts(self, key: str, gen: str, n: int) -> None:
+        """Delete the ``n`` part rows of ``key`` 's generation ``gen``, a write's batch at a
+        time: what a blob's rewrite (its old generation) and its removal both drop."""
+        stale = [_part_id(key, gen, i) for i in range(n)]
+        for start in range(0, len(stale), MAX_WRITE_ROWS):
+            self._req(
+                "delete state",
+                self._collection.delete,
+                {"ids": stale[start : start + MAX_WRITE_ROWS]},
+            )
 
     def _state_row(self, row_id: str, text: str) -> dict[str, Any]:
         # A vector is mandatory in every row; state rows carry a constant unit vector and are
@@ -1590,22 +1595,13 @@ class VikingDBStore:
             row = self._state_row("s" + uri_key(key), json.dumps(doc))
             self._req("upsert state", self._collection.upsert, {"data": [row]})
 
-        def delete_parts(gen: str, n: int) -> None:
-            stale = [_part_id(key, gen, i) for i in range(n)]
-            for start in range(0, len(stale), MAX_WRITE_ROWS):
-                self._req(
-                    "delete state",
-                    self._collection.delete,
-                    {"ids": stale[start : start + MAX_WRITE_ROWS]},
-                )
-
         write_blob(
             value,
             STATE_PART_BYTES,
             old_head(lambda: self._blob_head(key)),
             put_parts=put_parts,
             put_head=put_head,
-            delete_parts=delete_parts,
+            delete_parts=lambda gen, n: self._delete_parts(key, gen, n),
         )
 
     def save(self) -> None:
