@@ -63,6 +63,8 @@ def by_score_after(
     after: int = 0,
     with_hit: bool = False,
     forward: bool = False,
+    cap: int | None = None,
+    cost: Any = None,
 ) -> tuple[list[Any], list[str | None]]:
     """``treehop.context_assembly._by_score`` with two screened changes (not in the library):
     ``after`` > 0: a whole slot's extensions wait for the next ``after`` slots' hits (the
@@ -73,6 +75,8 @@ def by_score_after(
     before its hit compete as a lower slot's do (by score, nearest first, each after the one it
     continues). ``after=0, with_hit=False, forward=False`` is the library's order exactly
     (checked in tests/test_ctx64_diag.py)."""
+    if cap is not None:  # (``cap`` / ``cost``: the library's call, window_share off here)
+        raise ValueError("the replays stand in for _by_score without window_share (cap None)")
     by_score = ca.EXTENSION_ORDER == "score"
     whole = ca.WHOLE_SLOTS if whole is None else whole
     out: list[Any] = []

@@ -4,6 +4,7 @@ helper the diagnosis rests on."""
 
 from __future__ import annotations
 
+import functools
 import sys
 from pathlib import Path
 
@@ -71,7 +72,7 @@ def test_off_is_the_librarys_order() -> None:
 
 def test_after_one_puts_the_next_hit_before_the_top_passage() -> None:
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(ca, "_by_score", lambda s, w=None: cx.by_score_after(s, w, after=1))
+        mp.setattr(ca, "_by_score", functools.partial(cx.by_score_after, after=1))
         order, _, needs = ca._unfold_turns(_slots(), 1)
     names = _uris(order)
     # a's extensions wait for b's hit; b's +1 (0.75) still beats c's hit (0.7) by score
@@ -91,7 +92,7 @@ def test_with_hit_takes_an_extension_that_beats_its_hit() -> None:
     plain = _uris(ca._unfold_turns(slots, 1)[0])
     assert plain.index("b.md#chunk-8") > plain.index("c.md#chunk-2")
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(ca, "_by_score", lambda s, w=None: cx.by_score_after(s, w, with_hit=True))
+        mp.setattr(ca, "_by_score", functools.partial(cx.by_score_after, with_hit=True))
         order, _, needs = ca._unfold_turns(slots, 1)
     names = _uris(order)
     assert names.index("b.md#chunk-8") == names.index("b.md#chunk-7") + 1
@@ -113,7 +114,7 @@ def test_forward_offers_a_whole_slot_only_forwards() -> None:
     base = _uris(ca._unfold_turns(_slots(), 1)[0])
     assert base[:3] == ["a.md#chunk-3", "a.md#chunk-2", "a.md#chunk-4"]
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(ca, "_by_score", lambda s, w=None: cx.by_score_after(s, w, forward=True))
+        mp.setattr(ca, "_by_score", functools.partial(cx.by_score_after, forward=True))
         order, _, needs = ca._unfold_turns(_slots(), 1)
     names = _uris(order)
     # a's -1 chunk (score 0.3) waits behind b's hit, b's +1 (0.75) and c's hit (0.7)
@@ -130,7 +131,7 @@ def test_forward_offers_a_whole_slot_only_forwards() -> None:
     assert needs[names.index("a.md#chunk-2")] == f"{ROOT}/a.md#chunk-3"
     # with no whole slot it changes nothing
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(ca, "_by_score", lambda s, w=None: cx.by_score_after(s, w, forward=True))
+        mp.setattr(ca, "_by_score", functools.partial(cx.by_score_after, forward=True))
         none_whole = ca._unfold_turns(_slots(), 0)
     assert _uris(none_whole[0]) == _uris(ca._unfold_turns(_slots(), 0)[0])
 

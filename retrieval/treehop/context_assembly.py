@@ -1060,12 +1060,7 @@ def _unfold_turns(
         slots.append((m, entries, is_turn))
     if NEIGHBOUR_ORDER in ("slot", "slot-near"):
         if EXTENSION_ORDER != "slot":
-            # (the share's arguments only when set: the off path is the call it always was,
-            # which bench/ctx64_diag.py's replays stand in for)
-            if cap is None:
-                order, requires = _by_score(slots, whole)
-            else:
-                order, requires = _by_score(slots, whole, cap=cap, cost=cost)
+            order, requires = _by_score(slots, whole, cap=cap, cost=cost)
             return order, turns, requires
         return [e for m, entries, _ in slots for e in (m, *(x for _, x in entries))], turns, []
     carried.sort(key=lambda kv: kv[0])
